@@ -1,0 +1,124 @@
+"""``Game``: replay a game move by move, keeping every position's key, and say how it ended.
+
+A ``Game`` checks each move before playing it, records whether each move gave check, counts
+repetitions (千日手: the fourth occurrence of a position ends the game, as a draw or as a loss for
+the side that gave check with every one of its moves since the first occurrence), and settles the
+final position (checkmate, or no legal move at all)::
+
+    >>> g = Game()
+    >>> for usi in "2h5h 5a4b 5h2h 4b5a 2h5h 5a4b 5h2h 4b5a 2h5h 5a4b 5h2h 4b5a".split():
+    ...     g.play_usi(usi)
+    >>> g.ending
+    Ending(reason='sennichite', winner=None, ply=12, message='fourfold repetition of the position after ply 0 (plies 0, 4, 8, 12): draw')
+
+``play`` returns the ``IllegalMove`` reason instead of raising, so a reader can report it and go on
+with the next game; an illegal move is not played.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional, Union
+
+from core.move import Move
+from core.pieces import BLACK, WHITE, COLOUR_NAMES
+from core.position import Position, IllegalMove, STARTING_SFEN
+
+
+class Ending(NamedTuple):
+    """How a game ended by the rules: ``reason`` is ``checkmate``, ``no_legal_moves``,
+    ``sennichite`` (a draw) or ``perpetual_check``; ``winner`` is BLACK, WHITE or None;
+    ``ply`` is the ply after which it ended."""
+
+    reason: str
+    winner: Optional[int]
+    ply: int
+    message: str
+
+
+class Game:
+    """A game being replayed from ``start`` (a ``Position`` or an SFEN; the even start by default).
+
+    Attributes: ``position`` (the current one), ``moves`` (played so far), ``keys[i]`` and
+    ``checks[i]`` (the key of the position after ``i`` plies, and whether its side to move is in
+    check; index 0 is the start), and ``ending`` (set once a repetition ends the game; see
+    ``final_ending`` for the verdict on the last position).
+    """
+
+    def __init__(self, start: Union[Position, str] = STARTING_SFEN):
+        self.position = start.copy() if isinstance(start, Position) else Position.from_sfen(start)
+        self.start_sfen = self.position.sfen()
+        self.moves: list = []
+        self.keys = [self.position.key()]
+        self.checks = [self.position.is_check()]
+        self._seen = {self.keys[0]: [0]}
+        self.ending: Optional[Ending] = None
+
+    @property
+    def ply(self) -> int:
+        """Number of moves played."""
+        return len(self.moves)
+
+    def play(self, move: Move, piece_type: Optional[int] = None) -> Optional[IllegalMove]:
+        """Check and play ``move``; return ``None``, or the reason it is illegal (not played)."""
+        position = self.position
+        reason = position.check(move, piece_type)
+        if reason is not None:
+            return reason
+        position.push(move)
+        self.moves.append(move)
+        key = position.key()
+        self.keys.append(key)
+        self.checks.append(position.is_check())
+        ply = len(self.moves)
+        seen = self._seen.get(key)
+        if seen is None:
+            self._seen[key] = [ply]
+        else:
+            seen.append(ply)
+            if len(seen) == 4 and self.ending is None:
+                self.ending = self._repetition(seen)
+        return None
+
+    def play_usi(self, text: str) -> Optional[IllegalMove]:
+        """``play`` a move given as USI text (``ValueError`` if the text is not USI)."""
+        return self.play(Move.from_usi(text))
+
+    def occurrences(self, ply: Optional[int] = None) -> list:
+        """The plies at which the position after ``ply`` (default: the current one) occurred."""
+        key = self.keys[self.ply if ply is None else ply]
+        return [p for p in self._seen[key] if ply is None or p <= ply]
+
+    def _mover(self, ply: int) -> int:
+        """The colour that played move number ``ply`` (1-based)."""
+        first = BLACK if self.start_sfen.split()[1] == "b" else WHITE
+        return first ^ ((ply - 1) & 1)
+
+    def _repetition(self, plies: list) -> Ending:
+        first, last = plies[0], plies[-1]
+        where = f"the position after ply {first} (plies {', '.join(map(str, plies))})"
+        checking = []
+        for colour in (BLACK, WHITE):
+            own = [p for p in range(first + 1, last + 1) if self._mover(p) == colour]
+            if own and all(self.checks[p] for p in own):
+                checking.append(colour)
+        if len(checking) == 1:
+            loser = checking[0]
+            return Ending("perpetual_check", loser ^ 1, last,
+                          f"fourfold repetition of {where} with {COLOUR_NAMES[loser]} giving check "
+                          f"on every move: {COLOUR_NAMES[loser]} loses")
+        return Ending("sennichite", None, last, f"fourfold repetition of {where}: draw")
+
+    def final_ending(self) -> Optional[Ending]:
+        """The ending the rules give the game: a repetition, if one occurred, else checkmate or
+        no legal move in the final position, else ``None`` (the game ended for another reason,
+        such as resignation, which only the record can say)."""
+        if self.ending is not None:
+            return self.ending
+        position = self.position
+        if position.has_legal_move():
+            return None
+        loser = position.turn
+        if self.checks[-1]:
+            return Ending("checkmate", loser ^ 1, self.ply, f"{COLOUR_NAMES[loser]} is checkmated")
+        return Ending("no_legal_moves", loser ^ 1, self.ply,
+                      f"{COLOUR_NAMES[loser]} has no legal move and loses")

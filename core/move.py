@@ -1,0 +1,89 @@
+"""``Move``: a board move (with or without promotion) or a drop, and its USI text.
+
+    >>> m = Move.from_usi("7g7f")
+    >>> m.from_square, m.to_square, m.promotion, m.drop
+    (60, 59, False, None)
+    >>> Move.from_usi("P*5e").usi()
+    'P*5e'
+    >>> Move.from_usi("8h2b+").promotion
+    True
+
+A move knows nothing of the position: whether it is legal is ``Position.check(move)``'s question.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+from core.pieces import USI_LETTERS, PAWN, GOLD, square_name
+
+_FILES = "123456789"
+_RANKS = "abcdefghi"
+
+
+class Move(NamedTuple):
+    """A move: ``from_square`` is None for a drop, ``drop`` is the dropped piece type (1..7)."""
+
+    from_square: Optional[int]
+    to_square: int
+    promotion: bool = False
+    drop: Optional[int] = None
+
+    @classmethod
+    def board_move(cls, from_square: int, to_square: int, promotion: bool = False) -> "Move":
+        """A move of a piece on the board."""
+        return cls(from_square, to_square, promotion, None)
+
+    @classmethod
+    def drop_move(cls, piece_type: int, to_square: int) -> "Move":
+        """A drop of ``piece_type`` (PAWN..GOLD) from hand onto ``to_square``."""
+        return cls(None, to_square, False, piece_type)
+
+    @classmethod
+    def from_usi(cls, text: str) -> "Move":
+        """Parse USI text (``7g7f``, ``8h2b+``, ``P*5e``); raises ``ValueError`` if malformed."""
+        move = _USI_CACHE.get(text)
+        if move is None:
+            move = _parse_usi(text)
+            _USI_CACHE[text] = move
+        return move
+
+    @property
+    def is_drop(self) -> bool:
+        return self.from_square is None
+
+    def usi(self) -> str:
+        """The USI text of the move."""
+        if self.from_square is None:
+            return f"{USI_LETTERS[self.drop]}*{square_name(self.to_square)}"
+        text = square_name(self.from_square) + square_name(self.to_square)
+        return text + "+" if self.promotion else text
+
+    def __str__(self) -> str:
+        return self.usi()
+
+    def __repr__(self) -> str:
+        return f"Move.from_usi({self.usi()!r})"
+
+
+def _square(text: str) -> int:
+    return _FILES.index(text[0]) * 9 + _RANKS.index(text[1])
+
+
+def _parse_usi(text: str) -> Move:
+    if not isinstance(text, str):
+        raise ValueError(f"USI move must be text, not {type(text).__name__}")
+    try:
+        if len(text) == 4 and text[1] == "*":
+            letter = USI_LETTERS.index(text[0])
+            if text[0] == " " or not PAWN <= letter <= GOLD:
+                raise ValueError
+            return Move(None, _square(text[2:4]), False, letter)
+        if len(text) in (4, 5) and (len(text) == 4 or text[4] == "+"):
+            return Move(_square(text[0:2]), _square(text[2:4]), len(text) == 5, None)
+    except ValueError:
+        pass
+    raise ValueError(f"not a USI move: {text!r} (expected e.g. 7g7f, 8h2b+ or P*5e)")
+
+
+_USI_CACHE: dict = {}

@@ -1,0 +1,113 @@
+"""Colours, piece codes and squares: the small integers the whole engine speaks.
+
+A *square* is an integer ``0..80``: ``(file - 1) * 9 + (rank - 1)``. File 1 is on Black's
+right, rank 1 is the far side from Black, so ``square(7, 6)`` is ７六 (USI ``7f``).
+
+A *piece type* is ``1..14``; a *piece* on the board is ``type + 16 * colour``
+(``0`` is an empty square)::
+
+    >>> piece(WHITE, ROOK)
+    22
+    >>> piece_type(22), piece_colour(22)
+    (6, 1)
+    >>> square_name(square(7, 6))
+    '7f'
+"""
+
+from __future__ import annotations
+
+BLACK, WHITE = 0, 1
+COLOUR_NAMES = ("black", "white")
+
+PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING = 1, 2, 3, 4, 5, 6, 7, 8
+PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON = 9, 10, 11, 12, 13, 14
+PROMOTE = 8  # add to a promotable type (PAWN..ROOK) to get its promoted type
+
+#: Piece types that may be held in hand, in SFEN's hand order is R B G S N L P (see sfen.py).
+HAND_TYPES = (PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD)
+#: How many of each type exist in a full set (index = type); bounds hands and SFEN input.
+FULL_SET = (0, 18, 4, 4, 4, 2, 2, 4, 2)
+
+#: USI / SFEN letters of the unpromoted types (upper case is Black).
+USI_LETTERS = " PLNSBRGK"
+#: CSA codes, index = type.
+CSA_CODES = ("", "FU", "KY", "KE", "GI", "KA", "HI", "KI", "OU",
+             "TO", "NY", "NK", "NG", "UM", "RY")
+#: Japanese names used by KIF and KI2, index = type.
+KANJI = ("", "歩", "香", "桂", "銀", "角", "飛", "金", "玉",
+         "と", "成香", "成桂", "成銀", "馬", "龍")
+#: One-character forms (board diagrams, compact KIF), index = type.
+KANJI_SHORT = ("", "歩", "香", "桂", "銀", "角", "飛", "金", "玉",
+               "と", "杏", "圭", "全", "馬", "龍")
+#: Western (Hodges) letters; promoted pieces carry a leading ``+``.
+WESTERN_LETTERS = ("", "P", "L", "N", "S", "B", "R", "G", "K",
+                   "+P", "+L", "+N", "+S", "+B", "+R")
+
+FILE_DIGITS_FULL = "０１２３４５６７８９"
+RANK_KANJI = "〇一二三四五六七八九"
+
+
+def piece(colour: int, piece_type: int) -> int:
+    """The board code of ``piece_type`` owned by ``colour``."""
+    return piece_type + 16 * colour
+
+
+def piece_type(code: int) -> int:
+    """The type (1..14) of a board code."""
+    return code & 15
+
+
+def piece_colour(code: int) -> int:
+    """The owner (BLACK or WHITE) of a non-empty board code."""
+    return code >> 4
+
+
+def can_promote(piece_type: int) -> bool:
+    """True for pawn, lance, knight, silver, bishop and rook."""
+    return PAWN <= piece_type <= ROOK
+
+
+def unpromoted(piece_type: int) -> int:
+    """The type a piece returns to when captured: ``unpromoted(DRAGON) == ROOK``."""
+    return piece_type - PROMOTE if piece_type > KING else piece_type
+
+
+def square(file: int, rank: int) -> int:
+    """The square of ``file`` and ``rank`` (both 1..9)."""
+    return (file - 1) * 9 + (rank - 1)
+
+
+def file_of(sq: int) -> int:
+    """File 1..9 of a square."""
+    return sq // 9 + 1
+
+
+def rank_of(sq: int) -> int:
+    """Rank 1..9 of a square."""
+    return sq % 9 + 1
+
+
+def square_name(sq: int) -> str:
+    """USI name of a square: ``square_name(0) == '1a'``."""
+    return f"{sq // 9 + 1}{'abcdefghi'[sq % 9]}"
+
+
+def in_zone(colour: int, sq: int) -> bool:
+    """True if ``sq`` is in the promotion zone of ``colour`` (the three far ranks)."""
+    rank = sq % 9 + 1
+    return rank <= 3 if colour == BLACK else rank >= 7
+
+
+def relative_rank(colour: int, sq: int) -> int:
+    """Rank counted from ``colour``'s far side: 1 is the last rank a piece of ``colour`` can reach."""
+    rank = sq % 9 + 1
+    return rank if colour == BLACK else 10 - rank
+
+
+def is_dead_square(colour: int, piece_type: int, sq: int) -> bool:
+    """True where an unpromoted pawn/lance (last rank) or knight (last two ranks) could never move."""
+    if piece_type == PAWN or piece_type == LANCE:
+        return relative_rank(colour, sq) == 1
+    if piece_type == KNIGHT:
+        return relative_rank(colour, sq) <= 2
+    return False

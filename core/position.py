@@ -1,0 +1,608 @@
+"""``Position``: the board, both hands and the side to move; move checking, generation and play.
+
+    >>> pos = Position()
+    >>> pos.check(Move.from_usi("7g7f")) is None
+    True
+    >>> pos.check(Move.from_usi("7g7e"))
+    IllegalMove(code='bad_geometry', message='the pawn on 7g cannot move to 7e')
+    >>> pos.push_usi("7g7f"), pos.push_usi("3c3d")
+    (Move.from_usi('7g7f'), Move.from_usi('3c3d'))
+    >>> pos.sfen()
+    'lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3'
+    >>> len(pos.legal_moves())
+    39
+    >>> pos.pop(); pos.pop(); pos.sfen() == STARTING_SFEN
+    True
+
+``push`` trusts its move (it is the fast path for moves already checked or generated);
+``push_usi`` checks first and raises ``IllegalMoveError`` with the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator, NamedTuple, Optional
+
+from core import key as _key
+from core.move import Move
+from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, BISHOP, ROOK, GOLD, KING, PROMOTE,
+                         HAND_TYPES, FULL_SET, USI_LETTERS, COLOUR_NAMES, square_name,
+                         is_dead_square)
+from core.tables import STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE, FILE_SQUARES
+
+STARTING_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+
+_UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
+_NAMES = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king",
+          "tokin", "promoted lance", "promoted knight", "promoted silver", "horse", "dragon")
+_ZONE = (tuple(s % 9 < 3 for s in range(81)), tuple(s % 9 > 5 for s in range(81)))
+_DEAD = tuple(tuple(tuple(is_dead_square(c, t, s) for s in range(81)) for t in range(15))
+              for c in (BLACK, WHITE))
+#: Per attacked square and attacking colour: (NEAR set, FAR set, first square, further squares).
+_ATTACK_RAYS = tuple(
+    tuple(tuple((NEAR[by][d], FAR[by][d], ray[0], ray[1:]) for d, ray in RAY8[s]) for s in range(81))
+    for by in (BLACK, WHITE))
+_KNIGHT_ATTACKERS = tuple(
+    tuple(KNIGHT_FROM[by][s] for s in range(81)) for by in (BLACK, WHITE))
+
+
+class IllegalMove(NamedTuple):
+    """Why a move is illegal: a stable ``code`` and a plain ``message``."""
+
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class IllegalMoveError(ValueError):
+    """Raised by ``push_usi`` (and notation readers) for a move that breaks a rule."""
+
+    def __init__(self, reason: IllegalMove, text: str = ""):
+        self.reason = reason
+        self.code = reason.code
+        super().__init__(f"{text}: {reason}" if text else str(reason))
+
+
+class SfenError(ValueError):
+    """Raised for SFEN text that does not describe a position."""
+
+
+def piece_name(code: int) -> str:
+    """English name of a piece code or type: ``piece_name(13) == 'horse'``."""
+    return _NAMES[code & 15]
+
+
+class Position:
+    """A shogi position: ``board`` (81 piece codes), ``hands``, ``turn`` and ``move_number``.
+
+    ``Position()`` is the even-game start; ``Position.from_sfen(text)`` reads any position.
+    ``hands[colour][piece_type]`` counts pieces in hand (types PAWN..GOLD).
+    """
+
+    __slots__ = ("board", "hands", "turn", "move_number", "king_squares", "_key", "_stack",
+                 "_in_check")
+
+    def __init__(self, sfen: str = STARTING_SFEN):
+        self._set_sfen(sfen)
+
+    # ----- reading and writing SFEN -------------------------------------------------------------
+
+    @classmethod
+    def from_sfen(cls, text: str) -> "Position":
+        """The position an SFEN string describes (``sfen`` prefix and move number optional;
+        ``startpos`` means the even-game start). Raises ``SfenError`` saying what is wrong.
+
+        >>> Position.from_sfen("startpos").key() == Position().key()
+        True
+        """
+        return cls(text)
+
+    def _set_sfen(self, text: str) -> None:
+        if not isinstance(text, str):
+            raise SfenError(f"SFEN must be text, not {type(text).__name__}")
+        fields = text.split()
+        if fields and fields[0] == "sfen":
+            fields = fields[1:]
+        if fields == ["startpos"]:
+            fields = STARTING_SFEN.split()
+        if len(fields) not in (3, 4):
+            raise SfenError(f"SFEN needs board, side, hands and move number: {text!r}")
+        board_text, side, hand_text = fields[:3]
+        board = [0] * 81
+        ranks = board_text.split("/")
+        if len(ranks) != 9:
+            raise SfenError(f"SFEN board has {len(ranks)} ranks, not 9: {board_text!r}")
+        counts = [0] * 9
+        for r, row in enumerate(ranks):
+            file = 9
+            promoted = False
+            for ch in row:
+                if ch.isdigit():
+                    if promoted or ch == "0":
+                        raise SfenError(f"bad digit {ch!r} in rank {r + 1} of {board_text!r}")
+                    file -= int(ch)
+                    continue
+                if ch == "+":
+                    if promoted:
+                        raise SfenError(f"'++' in rank {r + 1} of {board_text!r}")
+                    promoted = True
+                    continue
+                t = USI_LETTERS.find(ch.upper())
+                if t <= 0 or not ch.isascii() or not ch.isalpha():
+                    raise SfenError(f"unknown piece {ch!r} in rank {r + 1} of {board_text!r}")
+                if promoted and not (PAWN <= t <= ROOK):
+                    raise SfenError(f"'+{ch}' cannot be promoted (rank {r + 1} of {board_text!r})")
+                if file < 1:
+                    raise SfenError(f"rank {r + 1} has more than 9 squares: {row!r}")
+                colour = BLACK if ch.isupper() else WHITE
+                board[(file - 1) * 9 + r] = t + (PROMOTE if promoted else 0) + 16 * colour
+                counts[t] += 1
+                file -= 1
+                promoted = False
+            if file != 0 or promoted:
+                raise SfenError(f"rank {r + 1} does not describe 9 squares: {row!r}")
+        if side not in ("b", "w"):
+            raise SfenError(f"side to move must be 'b' or 'w', not {side!r}")
+        hands = [[0] * 8, [0] * 8]
+        if hand_text != "-":
+            number = ""
+            for ch in hand_text:
+                if ch.isdigit() and ch.isascii():
+                    number += ch
+                    continue
+                t = USI_LETTERS.find(ch.upper())
+                if not ch.isalpha() or not ch.isascii() or not (PAWN <= t <= GOLD):
+                    raise SfenError(f"unknown piece {ch!r} in hands {hand_text!r}")
+                n = int(number) if number else 1
+                if n == 0:
+                    raise SfenError(f"zero count in hands {hand_text!r}")
+                hands[WHITE if ch.islower() else BLACK][t] += n
+                counts[t] += n
+                number = ""
+            if number:
+                raise SfenError(f"hands end with a number: {hand_text!r}")
+        for t in range(1, 9):
+            if counts[t] > FULL_SET[t]:
+                raise SfenError(f"{counts[t]} {_NAMES[t]}s: a set has only {FULL_SET[t]}")
+        kings = [None, None]
+        for s, code in enumerate(board):
+            if code & 15 == KING:
+                if kings[code >> 4] is not None:
+                    raise SfenError(f"{COLOUR_NAMES[code >> 4]} has two kings")
+                kings[code >> 4] = s
+        move_number = 1
+        if len(fields) == 4:
+            if not fields[3].isdigit() or not fields[3].isascii():
+                raise SfenError(f"move number must be a number, not {fields[3]!r}")
+            move_number = int(fields[3])
+        self.board = board
+        self.hands = hands
+        self.turn = BLACK if side == "b" else WHITE
+        self.move_number = move_number
+        self.king_squares = kings
+        self._stack = []
+        self._in_check = None
+        self._key = self._compute_key()
+
+    def sfen(self, move_number: bool = True) -> str:
+        """The SFEN of the position (``move_number=False`` leaves the number off)."""
+        rows = []
+        for rank in range(9):
+            row, empty = [], 0
+            for file in range(8, -1, -1):
+                code = self.board[file * 9 + rank]
+                if not code:
+                    empty += 1
+                    continue
+                if empty:
+                    row.append(str(empty))
+                    empty = 0
+                t = code & 15
+                letter = USI_LETTERS[_UNPROMOTED[t]]
+                row.append(("+" if t > KING else "") + (letter if code < 16 else letter.lower()))
+            if empty:
+                row.append(str(empty))
+            rows.append("".join(row))
+        hand = ""
+        for colour in (BLACK, WHITE):
+            for t in (ROOK, BISHOP, GOLD, 4, KNIGHT, LANCE, PAWN):
+                n = self.hands[colour][t]
+                if n:
+                    letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()
+                    hand += (str(n) if n > 1 else "") + letter
+        text = f"{'/'.join(rows)} {'bw'[self.turn]} {hand or '-'}"
+        return f"{text} {self.move_number}" if move_number else text
+
+    def copy(self) -> "Position":
+        """An independent copy (without the move history)."""
+        other = Position.__new__(Position)
+        other.board = self.board[:]
+        other.hands = [self.hands[0][:], self.hands[1][:]]
+        other.turn = self.turn
+        other.move_number = self.move_number
+        other.king_squares = self.king_squares[:]
+        other._key = self._key
+        other._stack = []
+        other._in_check = self._in_check
+        return other
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, Position) and self.board == other.board
+                and self.hands == other.hands and self.turn == other.turn)
+
+    def __hash__(self):
+        return self._key
+
+    def __repr__(self) -> str:
+        return f"Position.from_sfen({self.sfen()!r})"
+
+    # ----- the key --------------------------------------------------------------------------------
+
+    def key(self) -> int:
+        """The 64-bit key of board, hands and side to move (see ``core.key`` for its definition)."""
+        return self._key
+
+    def _compute_key(self) -> int:
+        k = _key.WHITE_TO_MOVE if self.turn == WHITE else 0
+        for s, code in enumerate(self.board):
+            if code:
+                k ^= _key.BOARD[code][s]
+        for colour in (BLACK, WHITE):
+            for t in HAND_TYPES:
+                k ^= _key.HAND[colour][t][self.hands[colour][t]]
+        return k
+
+    # ----- queries ----------------------------------------------------------------------------------
+
+    def piece_at(self, sq: int) -> int:
+        """The piece code on ``sq`` (0 if empty)."""
+        return self.board[sq]
+
+    def attacked(self, sq: int, by: int) -> bool:
+        """True if a piece of colour ``by`` attacks square ``sq``."""
+        b = self.board
+        for near, far, first, rest in _ATTACK_RAYS[by][sq]:
+            p = b[first]
+            if p:
+                if p in near:
+                    return True
+                continue
+            for s in rest:
+                p = b[s]
+                if p:
+                    if p in far:
+                        return True
+                    break
+        knight = KNIGHT + 16 * by
+        for s in _KNIGHT_ATTACKERS[by][sq]:
+            if b[s] == knight:
+                return True
+        return False
+
+    def attackers(self, sq: int, by: int) -> list:
+        """The squares of the pieces of colour ``by`` that attack ``sq``."""
+        b = self.board
+        found = []
+        for near, far, first, rest in _ATTACK_RAYS[by][sq]:
+            p = b[first]
+            if p:
+                if p in near:
+                    found.append(first)
+                continue
+            for s in rest:
+                p = b[s]
+                if p:
+                    if p in far:
+                        found.append(s)
+                    break
+        knight = KNIGHT + 16 * by
+        found.extend(s for s in _KNIGHT_ATTACKERS[by][sq] if b[s] == knight)
+        return found
+
+    def is_check(self) -> bool:
+        """True if the side to move's king is attacked."""
+        if self._in_check is None:
+            ksq = self.king_squares[self.turn]
+            self._in_check = ksq is not None and self.attacked(ksq, self.turn ^ 1)
+        return self._in_check
+
+    def is_checkmate(self) -> bool:
+        """True if the side to move is in check and has no legal move."""
+        return self.is_check() and not self.has_legal_move()
+
+    def has_legal_move(self) -> bool:
+        """True if the side to move has at least one legal move (a side without one loses)."""
+        for _ in self._generate_legal():
+            return True
+        return False
+
+    def legal_moves(self) -> list:
+        """Every legal move of the side to move, drops included."""
+        return list(self._generate_legal())
+
+    # ----- checking one move ------------------------------------------------------------------------
+
+    def check(self, move: Move, piece_type: Optional[int] = None) -> Optional[IllegalMove]:
+        """``None`` if ``move`` is legal here, else the ``IllegalMove`` reason.
+
+        ``piece_type``, when given, is the piece the record says moves (as it stands before the
+        move); a different piece on the from-square is then ``no_piece``. Only this one move is
+        examined: no move list is generated (except to settle a pawn drop that gives check).
+        """
+        b = self.board
+        c = self.turn
+        to = move.to_square
+        f = move.from_square
+        if f is None:
+            return self._check_drop(move.drop, to)
+        code = b[f]
+        if not code:
+            return IllegalMove("no_piece", f"there is no piece on {square_name(f)}")
+        if code >> 4 != c:
+            return IllegalMove("not_own_piece", f"the {_NAMES[code & 15]} on {square_name(f)} "
+                               f"belongs to {COLOUR_NAMES[c ^ 1]}, and {COLOUR_NAMES[c]} is to move")
+        t = code & 15
+        if piece_type is not None and piece_type != t:
+            return IllegalMove("no_piece", f"{square_name(f)} holds a {_NAMES[t]}, "
+                               f"not a {_NAMES[piece_type]}")
+        target = b[to]
+        if target and target >> 4 == c:
+            return IllegalMove("capture_own_piece", f"{square_name(to)} holds {COLOUR_NAMES[c]}'s "
+                               f"own {_NAMES[target & 15]}")
+        between = REACH[code][f].get(to)
+        if between is None:
+            return IllegalMove("bad_geometry", f"the {_NAMES[t]} on {square_name(f)} cannot move "
+                               f"to {square_name(to)}")
+        for s in between:
+            if b[s]:
+                return IllegalMove("bad_geometry", f"the {_NAMES[t]} on {square_name(f)} cannot "
+                                   f"reach {square_name(to)}: {square_name(s)} is in the way")
+        if move.promotion:
+            if t > ROOK:
+                why = "already promoted" if t > KING else "never promotes"
+                return IllegalMove("illegal_promotion", f"the {_NAMES[t]} on {square_name(f)} {why}")
+            if not (_ZONE[c][f] or _ZONE[c][to]):
+                return IllegalMove("illegal_promotion", f"{square_name(f)}-{square_name(to)} neither "
+                                   f"starts nor ends in {COLOUR_NAMES[c]}'s promotion zone")
+        elif _DEAD[c][t][to]:
+            return IllegalMove("dead_piece", f"an unpromoted {_NAMES[t]} on {square_name(to)} "
+                               f"could never move again: it must promote")
+        ksq = self.king_squares[c]
+        if ksq is not None:
+            if t == KING:
+                ksq = to
+            elif LINE[ksq][f] is None and not self.is_check():
+                return None  # not pinned, not in check: the king stays safe
+            if self._exposes_king(f, to, code, ksq):
+                return IllegalMove("leaves_king_in_check", f"after {square_name(f)}-"
+                                   f"{square_name(to)} {COLOUR_NAMES[c]}'s king would be in check")
+        return None
+
+    def _check_drop(self, t: int, to: int) -> Optional[IllegalMove]:
+        b = self.board
+        c = self.turn
+        if not self.hands[c][t]:
+            return IllegalMove("not_in_hand", f"{COLOUR_NAMES[c]} has no {_NAMES[t]} in hand")
+        if b[to]:
+            return IllegalMove("drop_on_occupied", f"{square_name(to)} is occupied by a "
+                               f"{_NAMES[b[to] & 15]}")
+        if _DEAD[c][t][to]:
+            return IllegalMove("dead_piece", f"a {_NAMES[t]} dropped on {square_name(to)} could "
+                               f"never move")
+        if t == PAWN:
+            pawn = PAWN + 16 * c
+            for s in FILE_SQUARES[to // 9]:
+                if b[s] == pawn:
+                    return IllegalMove("nifu", f"{COLOUR_NAMES[c]} already has an unpromoted pawn "
+                                       f"on file {to // 9 + 1} ({square_name(s)})")
+        ksq = self.king_squares[c]
+        if ksq is not None and self.is_check() and self._exposes_king(None, to, t + 16 * c, ksq):
+            return IllegalMove("leaves_king_in_check", f"dropping on {square_name(to)} leaves "
+                               f"{COLOUR_NAMES[c]}'s king in check")
+        if t == PAWN and self._is_uchifuzume(to):
+            return IllegalMove("uchifuzume", f"the pawn drop on {square_name(to)} would give "
+                               f"checkmate (uchifuzume)")
+        return None
+
+    def _exposes_king(self, f: Optional[int], to: int, code: int, ksq: int) -> bool:
+        """Would the mover's king (on ``ksq`` after the move) be attacked after moving ``code``?"""
+        b = self.board
+        saved = b[to]
+        b[to] = code
+        if f is not None:
+            b[f] = 0
+        attacked = self.attacked(ksq, self.turn ^ 1)
+        b[to] = saved
+        if f is not None:
+            b[f] = code
+        return attacked
+
+    def _is_uchifuzume(self, to: int) -> bool:
+        c = self.turn
+        enemy_king = self.king_squares[c ^ 1]
+        if enemy_king is None or enemy_king not in STEPS[PAWN + 16 * c][to]:
+            return False
+        self.push(Move(None, to, False, PAWN))
+        mated = not self.has_legal_move()
+        self.pop()
+        return mated
+
+    # ----- generating moves -------------------------------------------------------------------------
+
+    def _pinned(self, c: int, ksq: int) -> set:
+        """Squares of ``c``'s pieces that shield ``c``'s king from an enemy slider."""
+        b = self.board
+        pinned = set()
+        for near, far, first, rest in _ATTACK_RAYS[c ^ 1][ksq]:
+            shield = None
+            for s in (first,) + rest:
+                p = b[s]
+                if not p:
+                    continue
+                if shield is None:
+                    if p >> 4 != c:
+                        break
+                    shield = s
+                else:
+                    if p in far:
+                        pinned.add(shield)
+                    break
+        return pinned
+
+    def _generate_legal(self) -> Iterator[Move]:
+        b = self.board
+        c = self.turn
+        ksq = self.king_squares[c]
+        in_check = self.is_check()
+        pinned = self._pinned(c, ksq) if ksq is not None else ()
+        zone = _ZONE[c]
+        dead = _DEAD[c]
+        for f in range(81):
+            code = b[f]
+            if not code or code >> 4 != c:
+                continue
+            t = code & 15
+            dests = [to for to in STEPS[code][f] if not b[to] or b[to] >> 4 != c]
+            for ray in RAYS[code][f]:
+                for to in ray:
+                    p = b[to]
+                    if p:
+                        if p >> 4 != c:
+                            dests.append(to)
+                        break
+                    dests.append(to)
+            must_test = in_check or f in pinned
+            for to in dests:
+                if t == KING:
+                    if self._exposes_king(f, to, code, to):
+                        continue
+                elif must_test and self._exposes_king(f, to, code, ksq):
+                    continue
+                if t <= ROOK and (zone[f] or zone[to]):
+                    yield Move(f, to, True, None)
+                    if dead[t][to]:
+                        continue
+                yield Move(f, to, False, None)
+        hand = self.hands[c]
+        types = [t for t in HAND_TYPES if hand[t]]
+        if not types:
+            return
+        if in_check:
+            checkers = self.attackers(ksq, c ^ 1)
+            targets = LINE[ksq][checkers[0]] or () if len(checkers) == 1 else ()
+        else:
+            targets = [s for s in range(81) if not b[s]]
+        pawn = PAWN + 16 * c
+        pawn_files = {s // 9 for s in range(81) if b[s] == pawn}
+        for to in targets:
+            for t in types:
+                if dead[t][to]:
+                    continue
+                if t == PAWN and (to // 9 in pawn_files or self._is_uchifuzume(to)):
+                    continue
+                yield Move(None, to, False, t)
+
+    # ----- playing moves -----------------------------------------------------------------------------
+
+    def push(self, move: Move) -> None:
+        """Play ``move`` without checking it (use ``check`` or ``push_usi`` for untrusted moves)."""
+        b = self.board
+        c = self.turn
+        to = move.to_square
+        f = move.from_square
+        k = self._key
+        if f is None:
+            t = move.drop
+            code = t + 16 * c
+            hand = self.hands[c]
+            n = hand[t]
+            hand_keys = _key.HAND[c][t]
+            k ^= hand_keys[n] ^ hand_keys[n - 1] ^ _key.BOARD[code][to]
+            hand[t] = n - 1
+            b[to] = code
+            captured = 0
+        else:
+            code = b[f]
+            captured = b[to]
+            k ^= _key.BOARD[code][f]
+            if captured:
+                t = _UNPROMOTED[captured & 15]
+                hand = self.hands[c]
+                n = hand[t]
+                hand_keys = _key.HAND[c][t]
+                k ^= _key.BOARD[captured][to] ^ hand_keys[n] ^ hand_keys[n + 1]
+                hand[t] = n + 1
+            if move.promotion:
+                code += PROMOTE
+            k ^= _key.BOARD[code][to]
+            b[to] = code
+            b[f] = 0
+            if code & 15 == KING:
+                self.king_squares[c] = to
+        self._stack.append((move, captured, self._key, self._in_check))
+        self._key = k ^ _key.WHITE_TO_MOVE
+        self.turn = c ^ 1
+        self.move_number += 1
+        self._in_check = None
+
+    def pop(self) -> Move:
+        """Take back the last move played and return it."""
+        move, captured, self._key, self._in_check = self._stack.pop()
+        b = self.board
+        c = self.turn ^ 1
+        self.turn = c
+        self.move_number -= 1
+        to = move.to_square
+        f = move.from_square
+        code = b[to]
+        if f is None:
+            self.hands[c][code & 15] += 1
+            b[to] = 0
+            return move
+        if move.promotion:
+            code -= PROMOTE
+        b[f] = code
+        b[to] = captured
+        if captured:
+            self.hands[c][_UNPROMOTED[captured & 15]] -= 1
+        if code & 15 == KING:
+            self.king_squares[c] = f
+        return move
+
+    def push_usi(self, text: str) -> Move:
+        """Check and play a USI move; raises ``IllegalMoveError`` (a ``ValueError``) if illegal."""
+        move = Move.from_usi(text)
+        reason = self.check(move)
+        if reason is not None:
+            raise IllegalMoveError(reason, text)
+        self.push(move)
+        return move
+
+    @property
+    def history(self) -> list:
+        """The moves played since the position was set up, oldest first."""
+        return [entry[0] for entry in self._stack]
+
+    @property
+    def last_move(self) -> Optional[Move]:
+        return self._stack[-1][0] if self._stack else None
+
+
+def perft(position: Position, depth: int) -> int:
+    """Count the leaf nodes of the legal move tree ``depth`` plies deep.
+
+    >>> perft(Position(), 2)
+    900
+    """
+    if depth <= 0:
+        return 1
+    moves = position.legal_moves()
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for move in moves:
+        position.push(move)
+        total += perft(position, depth - 1)
+        position.pop()
+    return total

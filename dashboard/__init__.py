@@ -1,0 +1,1 @@
+"""The Streamlit dashboard over the store (built in a later issue)."""

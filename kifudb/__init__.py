@@ -1,0 +1,1 @@
+"""The ``kifudb`` command line, which ties the engine, readers, store and dashboard together."""

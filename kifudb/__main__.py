@@ -1,0 +1,4 @@
+"""``python -m kifudb`` runs the command line."""
+from kifudb.cli import main
+
+main()

@@ -1,0 +1,93 @@
+"""The ``kifudb`` command: one subcommand per job.
+
+    kifudb replay data/samples/games.usi      # replay games, report moves, final position, verdict
+    kifudb perft 4                             # count the legal move tree
+    kifudb moves "sfen …"                      # the legal moves of a position
+    kifudb key "sfen …"                        # the 64-bit position key
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from core import Position, SfenError, perft as count_perft
+from ingest.usi_file import read_usi_games
+from kifudb.replay import replay_game
+
+
+def _position(sfen: str) -> Position:
+    try:
+        return Position.from_sfen(sfen)
+    except SfenError as error:
+        raise click.BadParameter(str(error), param_hint="SFEN") from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """kifudb: a shogi game-record database."""
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
+def replay(paths, quiet: bool) -> None:
+    """Replay games written as USI lines and report each: moves, final position, verdict."""
+    games = moves = illegal = 0
+    started = time.perf_counter()
+    for path in paths:
+        try:
+            stream = path.open(encoding="utf-8")
+        except OSError as error:
+            click.echo(f"{path}: cannot read: {error.strerror}", err=True)
+            illegal += 1
+            continue
+        with stream:
+            for usi_game in read_usi_games(stream):
+                report = replay_game(usi_game)
+                games += 1
+                moves += report.legal_moves
+                illegal += report.illegal is not None
+                if not quiet:
+                    click.echo(f"{path}:{report.line}  {report.note}")
+                    click.echo(f"  start:   {report.start}")
+                    click.echo(f"  moves:   {report.legal_moves} of {report.total_moves} replayed")
+                    click.echo(f"  final:   {report.final_sfen}")
+                    click.echo(f"  verdict: {report.verdict()}")
+    elapsed = time.perf_counter() - started
+    click.echo(f"{games} games, {moves} moves replayed, {games - illegal} fully legal, "
+               f"{illegal} with an illegal move ({elapsed:.2f} s)")
+
+
+@main.command()
+@click.argument("depth", type=click.IntRange(0, 6))
+@click.option("--sfen", default="startpos", show_default=True, help="Start position.")
+def perft(depth: int, sfen: str) -> None:
+    """Count the leaves of the legal move tree DEPTH plies deep."""
+    started = time.perf_counter()
+    nodes = count_perft(_position(sfen), depth)
+    elapsed = time.perf_counter() - started
+    click.echo(f"perft({depth}) = {nodes}  ({elapsed:.2f} s, {nodes / max(elapsed, 1e-9):,.0f} leaves/s)")
+
+
+@main.command()
+@click.argument("sfen", default="startpos")
+def moves(sfen: str) -> None:
+    """List the legal moves of a position (USI), one a line."""
+    for move in sorted(m.usi() for m in _position(sfen).legal_moves()):
+        click.echo(move)
+
+
+@main.command()
+@click.argument("sfen", default="startpos")
+def key(sfen: str) -> None:
+    """Print the 64-bit key of a position (decimal and hex)."""
+    value = _position(sfen).key()
+    click.echo(f"{value} 0x{value:016x}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
