@@ -11,7 +11,9 @@
     'lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3'
     >>> len(pos.legal_moves())
     39
-    >>> pos.pop(); pos.pop(); pos.sfen() == STARTING_SFEN
+    >>> pos.pop(), pos.pop()
+    (Move.from_usi('3c3d'), Move.from_usi('7g7f'))
+    >>> pos.sfen() == STARTING_SFEN
     True
 
 ``push`` trusts its move (it is the fast path for moves already checked or generated);

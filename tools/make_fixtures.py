@@ -228,7 +228,7 @@ def kif_ending(text: str, start_sfen: str) -> str | None:
 
 
 def summary_ending(text: str) -> str | None:
-    m = re.search(r"^\s*まで、?(\d+)手で(.+?)\s*$", main_line_text(text), re.M)
+    m = re.search(r"^\s*まで、?(\d+)手で?(.+?)\s*$", main_line_text(text), re.M)
     if not m:
         return None
     what = m[2]
@@ -329,6 +329,8 @@ def cshogi_parse(fmt: str, text: str) -> list[tuple[str, list[str]]]:
     import cshogi.KIF
     _patch_handicaps()
     if fmt == "csa":
+        if re.search(r"^P[+-](?:\d\d[A-Z]{2})*00AL", text, re.M):
+            raise NotImplementedError("cshogi.Parser ignores P+00AL / P-00AL (all remaining pieces to hand)")
         out = []
         for g in split_csa_games(text):
             p = cshogi.Parser()
@@ -360,7 +362,17 @@ def pyshogi_parse(fmt: str, text: str) -> list[tuple[str, list[str]]]:
         return out
     if fmt == "kif":
         s = shogi.KIF.Parser.parse_str(main_line_text(text))
-        return [(x["sfen"], list(x["moves"])) for x in s]
+        out = []
+        for x in s:
+            sfen = x["sfen"]
+            if has_bod(text):
+                # python-shogi 1.1.1 gives a BOD position the side to move *after the last move*;
+                # a KIF board diagram is sente to move unless a 後手番/上手番 line says otherwise.
+                side = "w" if re.search(r"^(後手番|上手番)", text, re.M) else "b"
+                f = sfen.split()
+                sfen = " ".join([f[0], side] + f[2:])
+            out.append((sfen, list(x["moves"])))
+        return out
     raise NotImplementedError(fmt)
 
 
@@ -523,6 +535,7 @@ def cshogi_checks_isolated(fmt, text, candidates):
 # --------------------------------------------------------------------------- record extraction
 
 LIB_ORDER = ("cshogi", "python-shogi", "rsshogi")
+USI_MOVE = re.compile(r"^(?:[1-9][a-i][1-9][a-i]\+?|[RBGSNLP]\*[1-9][a-i])$")
 
 
 def record_format(row: dict, text: str) -> str:
@@ -625,6 +638,11 @@ def choose(path, index, cands, cchecks, meta, ending_fn, log, extra_illegal=None
         if lib not in cands:
             continue
         sfen, moves = cands[lib]
+        bad_tok = next((i for i, u in enumerate(moves) if not USI_MOVE.match(u)), None)
+        if bad_tok is not None:
+            log.append(f"READER {path} #{index}: {lib} produced {moves[bad_tok]!r} at ply {bad_tok + 1}; "
+                       f"its reading stops there")
+            moves = moves[:bad_tok]
         key = sfen + "|" + " ".join(moves)
         c_err, c_ok = cchecks.get(key, ("cshogi: not checked", 0))
         r_err, r_ok = rsshogi_replay(sfen, moves)
