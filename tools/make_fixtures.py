@@ -88,7 +88,7 @@ OPENINGS_LINES = 2000
 SAMPLES = [
     ("python-shogi/data/games/habu-fujii-2006.kif", 1, "professional: 順位戦 2006 羽生–藤井, 181 plies"),
     ("kifu-for-js/packages/json-kifu-format/test/files/kif/ryuou201409020101.kif", 1,
-     "professional: 竜王戦 2014 第1局 糸谷–羽生"),
+     "professional: 第27期竜王戦 挑戦者決定三番勝負 第2局 (2014) 羽生–糸谷"),
     ("shogi-kifu-converter/data/tests/kif/oui202106290101.kif", 1, "professional: 王位戦 2021 藤井–豊島"),
     ("yaneuraou-nodchip/_history/src/testdata/csa1line/utf82chkifu.csa", 1,
      "professional: 王位戦 2003 羽生–谷川 (one-line csa1 record)"),
@@ -652,7 +652,7 @@ def choose(path, index, cands, cchecks, meta, ending_fn, log, extra_illegal=None
                            p_ok=p_ok, p_err=p_err, ok=0 if err else min(c_ok, r_ok)))
     good = [s for s in scored if not s["err"]]
     if not good:
-        errs = "; ".join(f"{s['lib']}: {s['err']}" for s in scored) or "no parse"
+        errs = "; ".join(f"{s['lib']}'s reading -> {s['err']}" for s in scored) or "no parse"
         log.append(f"SKIP {path} #{index}: start position rejected ({errs})")
         return None
     best = sorted(good, key=lambda s: (-s["ok"], s["rank"]))[0]
@@ -787,7 +787,8 @@ def main(argv=None):
     # (c) samples
     by_key = {(g["path"], g["index"]): g for g in games}
     s_lines = ["# Demo games for kifudb: real game records, one per line, made by tools/make_fixtures.py;",
-               "# origins in data/samples/SOURCES.md. '# <corpus path> #<index> [<ending>] | players | event | date | why'"]
+               "# origins in data/samples/SOURCES.md. '# <corpus path> #<index> [<ending>] | ▲black vs △white[, handicap] | event | date | why'",
+               "# (▲ = sente/black, △ = gote/white; in handicap games △ is 上手 and moves first)."]
     sample_games = []
     for path, idx, why in SAMPLES:
         g = by_key.get((path, idx))
@@ -795,7 +796,7 @@ def main(argv=None):
             raise SystemExit(f"sample {path} #{idx} was not extracted")
         sample_games.append((g, why))
         m = g["meta"]
-        players = f"{m.get('black', '?')} (sente) vs {m.get('white', '?')} (gote)"
+        players = f"▲{m.get('black', '?')} vs △{m.get('white', '?')}"
         if m.get("handicap"):
             players += f", {m['handicap']}"
         info = " | ".join([origin_comment(g), players, m.get("event", "-"), m.get("date", "-"), why])
@@ -824,7 +825,7 @@ def main(argv=None):
     # (d) SOURCES.md
     write_text(out / "tests/fixtures/SOURCES.md",
                fixtures_sources(corpus, facts, rows, games, n_moves, distinct, used_files, op_moves, op_bad,
-                                copied, apery, total_bytes))
+                                copied, apery, total_bytes, log))
     write_text(out / "data/samples/SOURCES.md", samples_sources(corpus, facts, sample_games))
 
     summary = [
@@ -840,13 +841,14 @@ def main(argv=None):
 
 
 def _origin(facts, corpus, rel):
+    """(source dir, 'owner/name @ commit', licence) for one corpus file."""
     src = rel.split("/", 1)[0]
     f = facts.get(src, {})
-    hist = history_index(corpus, src).get(rel)
-    repo = f.get("repo", "?")
-    if hist:
-        repo = repo.split(" @ ")[0] + f" @ {hist} (history file, see {src}/_history/INDEX.txt)"
-    return src, repo, f.get("licence", "?")
+    text = f.get("repo", "?")
+    name = text.split()[0]
+    m = re.search(r"@ ([0-9a-f]{40})", text)
+    commit = history_index(corpus, src).get(rel) or (m[1] if m else "?")
+    return src, f"{name} @ {commit}", f.get("licence", "?")
 
 
 def _licence_table(facts, sources):
@@ -858,7 +860,7 @@ def _licence_table(facts, sources):
 
 
 def fixtures_sources(corpus, facts, rows, games, n_moves, distinct, used_files, op_moves, op_bad, copied, apery,
-                     total_bytes):
+                     total_bytes, log):
     by_src: dict[str, list[dict]] = {}
     for g in games:
         by_src.setdefault(g["path"].split("/", 1)[0], []).append(g)
@@ -892,8 +894,11 @@ def fixtures_sources(corpus, facts, rows, games, n_moves, distinct, used_files, 
         "rsshogi were compared; the one with the longest legal prefix was kept (ties: cshogi, then python-shogi, then",
         "rsshogi). Every move was then replayed: it must be in cshogi's generated legal moves and pass rsshogi's",
         "`Board.is_legal_move`; the list stops before the first move that fails (`illegal-at=<ply>` in the comment).",
-        "Start positions must pass cshogi `Board.is_ok()` and rsshogi `Board.is_valid()`; records whose start position",
-        "fails (tsume problems without a sente king, the 9-pawn joke position, ...) are left out.",
+        "Start positions must pass cshogi `Board.is_ok()` and rsshogi `Board.is_valid()` (both accept a position",
+        "with only one king, as in tsume problems). Work-arounds for known library gaps: cshogi/python-shogi get the",
+        "JKF presets for 左七枚落ち/右七枚落ち added to their handicap tables; python-shogi's side to move for a KIF",
+        "board diagram (BOD) is corrected (it reports the side to move after the last move); cshogi is not used for",
+        "KIF/KI2 with a BOD (it ignores the diagram) nor for CSA with `00AL` (it ignores it).",
         "Variations (変化) are not included: only the main line. `.sfen` files are not game records and are left out.",
         "",
         "Comment line: `# <corpus path> #<1-based game index in the file>[ <ending>][ illegal-at=<ply>]`, then",
@@ -909,6 +914,16 @@ def fixtures_sources(corpus, facts, rows, games, n_moves, distinct, used_files, 
         L.append(f"| {s} | {len(gs)} | {sum(len(g['moves']) for g in gs)} | {len({g['path'] for g in gs})} |")
     L += ["", "Corpus files used:", ""]
     L += [f"* `{p}`" for p in used_files]
+    skips = [l.split(" ", 1)[1] for l in log if l.startswith("SKIP ")]
+    illegal = [l.split(" ", 1)[1] for l in log if l.startswith("ILLEGAL ")]
+    one_king = [f"{g['path']} #{g['index']}" for g in games
+                if g["sfen"].split()[0].count("K") != 1 or g["sfen"].split()[0].count("k") != 1]
+    L += ["", "Records left out (no library reads them correctly, or the start position is rejected):", ""]
+    L += [f"* {x}" for x in skips] or ["* none"]
+    L += ["", "Games cut at an illegal move:", ""]
+    L += [f"* {x}" for x in illegal] or ["* none"]
+    L += ["", "Games whose start position has only one king (tsume problems / 必至 studies):", ""]
+    L += [f"* `{x}`" for x in one_king] or ["* none"]
     L += [
         "",
         "## usi/openings.usi",

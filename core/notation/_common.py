@@ -1,0 +1,61 @@
+"""Helpers the notation modules share: finding which pieces can reach a square, promotion tests.
+
+    >>> from core.position import Position
+    >>> pos = Position()
+    >>> [square_name(s) for s in reaching(pos, GOLD, square(5, 8))]
+    ['4i', '6i']
+    >>> may_promote(BLACK, SILVER, square(4, 4), square(4, 3)), may_promote(BLACK, GOLD, 0, 1)
+    (True, False)
+"""
+
+from __future__ import annotations
+
+from core.move import Move
+from core.pieces import BLACK, GOLD, ROOK, PAWN, square, square_name
+from core.tables import REACH
+
+_ZONE_RANKS = ((0, 1, 2), (6, 7, 8))  # rank indexes (rank - 1) of each colour's promotion zone
+
+
+def reaching(position, piece_type: int, to: int) -> list:
+    """Squares of the side to move's ``piece_type`` pieces that could move to ``to``: the
+    geometry fits, nothing stands in the way, and ``to`` does not hold one of its own pieces."""
+    b = position.board
+    colour = position.turn
+    target = b[to]
+    if target and target >> 4 == colour:
+        return []
+    code = piece_type + 16 * colour
+    reach = REACH[code]
+    found = []
+    for f, p in enumerate(b):
+        if p == code:
+            between = reach[f].get(to)
+            if between is not None and not any(b[s] for s in between):
+                found.append(f)
+    return found
+
+
+def may_promote(colour: int, piece_type: int, f: int, to: int) -> bool:
+    """True if a ``piece_type`` moving from ``f`` to ``to`` has the choice (or duty) to promote."""
+    zone = _ZONE_RANKS[colour]
+    return PAWN <= piece_type <= ROOK and (f % 9 in zone or to % 9 in zone)
+
+
+def board_move_legal(position, f: int, to: int) -> bool:
+    """True if the piece on ``f`` may legally move to ``to``, promoting or not."""
+    if position.check(Move(f, to, False, None)) is None:
+        return True
+    return position.check(Move(f, to, True, None)) is None
+
+
+def bounded_store(cache: dict, key, value, limit: int = 50_000):
+    """Remember ``value`` under ``key``, forgetting everything once ``limit`` entries are held."""
+    if len(cache) >= limit:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+__all__ = ["reaching", "may_promote", "board_move_legal", "bounded_store", "BLACK", "GOLD",
+           "square", "square_name"]
