@@ -37,7 +37,12 @@ def _sfen(start_sfen: str) -> str:
 
 
 def replay_cshogi(games) -> int:
-    """cshogi: Board(sfen), move_from_usi, is_legal, push, zobrist_hash."""
+    """cshogi: Board(sfen), move_from_usi, is_legal, push, zobrist_hash.
+
+    Note: cshogi 1.1.0's Board.is_legal(move) does not check the promotion flag or dead pieces:
+    it accepts e.g. 7g7f+ from the start position, a pawn moving to the last rank unpromoted,
+    or P*4a for sente.  (Its legal_moves generator is correct.)  No such move is in the fixtures.
+    """
     import cshogi
 
     n = 0
@@ -72,7 +77,11 @@ def replay_python_shogi(games) -> int:
 
 
 def replay_rsshogi(games) -> int:
-    """rsshogi: core.Board(sfen), core.Move.from_usi, Board.is_legal_move, Board.push_move, Board.zobrist_hash."""
+    """rsshogi: core.Board(sfen), core.Move.from_usi, Board.is_legal_move, Board.push_move, Board.zobrist_hash.
+
+    (push_move itself also rejects illegal moves with ValueError, so the legality test runs twice;
+    Board.push_usi(usi) does parse + check + push in one call and is faster.)
+    """
     from rsshogi.core import Board, Move
 
     n = 0

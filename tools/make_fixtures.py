@@ -840,6 +840,11 @@ def main(argv=None):
         write_text(args.log, text)
 
 
+def lib_versions() -> str:
+    from importlib import metadata
+    return ", ".join(f"{d} {metadata.version(d)}" for d in ("cshogi", "python-shogi", "rsshogi"))
+
+
 def _origin(facts, corpus, rel):
     """(source dir, 'owner/name @ commit', licence) for one corpus file."""
     src = rel.split("/", 1)[0]
@@ -874,7 +879,8 @@ def fixtures_sources(corpus, facts, rows, games, n_moves, distinct, used_files, 
         "# tests/fixtures — origins",
         "",
         "Everything here is made by `python tools/make_fixtures.py` (dev-only; needs cshogi, python-shogi and rsshogi,",
-        "and the corpus at /work/shared/corpus or `--corpus DIR`). Do not edit by hand; rerun the script.",
+        f"made with {lib_versions()}; and the corpus at /work/shared/corpus or `--corpus DIR`).",
+        "Do not edit by hand; rerun the script.",
         "All records come from the development corpus, itself unmodified copies of files in the public",
         "repositories below. The licence column is the source repository's licence (copied from the corpus SOURCES.md).",
         "",

@@ -1,6 +1,7 @@
 """Helpers the notation modules share: finding which pieces can reach a square, promotion tests.
 
     >>> from core.position import Position
+    >>> from core.pieces import SILVER
     >>> pos = Position()
     >>> [square_name(s) for s in reaching(pos, GOLD, square(5, 8))]
     ['4i', '6i']
@@ -11,8 +12,12 @@
 from __future__ import annotations
 
 from core.move import Move
-from core.pieces import BLACK, GOLD, ROOK, PAWN, square, square_name
+from core.pieces import BLACK, GOLD, ROOK, PAWN, COLOUR_NAMES, HAND_TYPES, square, square_name
 from core.tables import REACH
+from core.notation.errors import NotationError
+
+PIECE_ENGLISH = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king",
+                 "tokin", "promoted lance", "promoted knight", "promoted silver", "horse", "dragon")
 
 _ZONE_RANKS = ((0, 1, 2), (6, 7, 8))  # rank indexes (rank - 1) of each colour's promotion zone
 
@@ -49,6 +54,17 @@ def board_move_legal(position, f: int, to: int) -> bool:
     return position.check(Move(f, to, True, None)) is None
 
 
+def drop_of(position, piece_type: int, to: int, text: str) -> Move:
+    """The drop of ``piece_type`` on ``to``, if the side to move holds one (else ``NotationError``)."""
+    if piece_type not in HAND_TYPES:
+        raise NotationError("unparsable_move", f"a {PIECE_ENGLISH[piece_type]} cannot be dropped",
+                            text)
+    if not position.hands[position.turn][piece_type]:
+        raise NotationError("not_in_hand", f"{COLOUR_NAMES[position.turn]} has no "
+                            f"{PIECE_ENGLISH[piece_type]} in hand", text)
+    return Move(None, to, False, piece_type)
+
+
 def bounded_store(cache: dict, key, value, limit: int = 50_000):
     """Remember ``value`` under ``key``, forgetting everything once ``limit`` entries are held."""
     if len(cache) >= limit:
@@ -57,5 +73,5 @@ def bounded_store(cache: dict, key, value, limit: int = 50_000):
     return value
 
 
-__all__ = ["reaching", "may_promote", "board_move_legal", "bounded_store", "BLACK", "GOLD",
+__all__ = ["reaching", "may_promote", "board_move_legal", "drop_of", "bounded_store", "PIECE_ENGLISH", "BLACK", "GOLD",
            "square", "square_name"]

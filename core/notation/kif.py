@@ -7,10 +7,10 @@ before the move, 成 / 不成 / 打, and the from-square in brackets::
     >>> pos = Position()
     >>> parse_kif_move(pos, "７六歩(77)   ( 0:16/00:00:16)")
     Move.from_usi('7g7f')
-    >>> pos.push_usi("7g7f"); pos.push_usi("3c3d")
+    >>> pos.push(Move.from_usi("7g7f")); pos.push(Move.from_usi("3c3d"))
     >>> kif_move(pos, Move.from_usi("8h2b+"))
     '２二角成(88)'
-    >>> pos.push_usi("8h2b+")
+    >>> pos.push(Move.from_usi("8h2b+"))
     >>> parse_kif_move(pos, "同　銀(31)"), kif_move(pos, Move.from_usi("3a2b"))
     (Move.from_usi('3a2b'), '同　銀(31)')
     >>> pos = Position.from_sfen("4k4/9/9/9/9/9/9/9/4K4 b B 1")
@@ -28,15 +28,10 @@ from __future__ import annotations
 from typing import Optional
 
 from core.move import Move
-from core.pieces import (COLOUR_NAMES, HAND_TYPES, KANJI, FILE_DIGITS_FULL, RANK_KANJI,
-                         square_name)
-from core.notation._common import may_promote
+from core.pieces import KANJI, FILE_DIGITS_FULL, RANK_KANJI, square_name
+from core.notation._common import drop_of, PIECE_ENGLISH
 from core.notation._japanese import tokens, destination, check_mark
 from core.notation.errors import NotationError
-
-_PIECE_ENGLISH = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king",
-                  "tokin", "promoted lance", "promoted knight", "promoted silver", "horse", "dragon")
-
 
 def parse_kif_move(position, text: str, previous_to: Optional[int] = None) -> Move:
     """The ``Move`` a KIF move text describes in ``position``; raises ``NotationError``.
@@ -57,25 +52,17 @@ def parse_kif_move(position, text: str, previous_to: Optional[int] = None) -> Mo
         return drop_of(position, tok.piece_type, to, text)
     on_board = position.board[f] & 15
     if on_board != tok.piece_type:
-        what = f"a {_PIECE_ENGLISH[on_board]}" if on_board else "nothing"
-        raise NotationError("no_piece", f"the move names a {_PIECE_ENGLISH[tok.piece_type]}, but "
+        what = f"a {PIECE_ENGLISH[on_board]}" if on_board else "nothing"
+        raise NotationError("no_piece", f"the move names a {PIECE_ENGLISH[tok.piece_type]}, but "
                             f"{square_name(f)} holds {what}", text)
     return Move(f, to, tok.action == "成", None)
 
 
-def drop_of(position, piece_type: int, to: int, text: str) -> Move:
-    """The drop of ``piece_type`` on ``to``, if the side to move holds one (else ``NotationError``)."""
-    if piece_type not in HAND_TYPES:
-        raise NotationError("unparsable_move", f"a {_PIECE_ENGLISH[piece_type]} cannot be dropped",
-                            text)
-    if not position.hands[position.turn][piece_type]:
-        raise NotationError("not_in_hand", f"{COLOUR_NAMES[position.turn]} has no "
-                            f"{_PIECE_ENGLISH[piece_type]} in hand", text)
-    return Move(None, to, False, piece_type)
-
-
 def kif_move(position, move: Move, previous_to: Optional[int] = None) -> str:
-    """The KIF text of ``move`` as Kifu for Windows writes it: ``７六歩(77)``, ``同　成銀(54)``.
+    """The KIF text of ``move`` as Kifu for Windows writes it: ``７六歩(77)``, ``同　成銀(54)``,
+    ``２二角成(88)``, ``５五角打``. As in Kifu for Windows' files (and the KIF specification),
+    a move that could promote but does not is written without 不成: ``８二銀(71)``; 同 is always
+    followed by a full-width space.
 
     ``previous_to`` is the square 同 refers to (default: the to-square of ``position.last_move``).
     """
@@ -86,11 +73,5 @@ def kif_move(position, move: Move, previous_to: Optional[int] = None) -> str:
     f = move.from_square
     if f is None:
         return f"{dest}{KANJI[move.drop]}打"
-    piece_type = position.board[f] & 15
-    if move.promotion:
-        suffix = "成"
-    elif may_promote(position.turn, piece_type, f, to):
-        suffix = "不成"
-    else:
-        suffix = ""
-    return f"{dest}{KANJI[piece_type]}{suffix}({f // 9 + 1}{f % 9 + 1})"
+    suffix = "成" if move.promotion else ""
+    return f"{dest}{KANJI[position.board[f] & 15]}{suffix}({f // 9 + 1}{f % 9 + 1})"

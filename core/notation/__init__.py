@@ -1,0 +1,33 @@
+"""Single-move notations, read and written: CSA, KIF, KI2 and Western (Hodges).
+
+Each reader takes the position the move is played in and the text, and returns a ``Move`` or
+raises ``NotationError`` (a ``ValueError`` with a ``code``); each writer takes the position and
+a move and returns the text::
+
+    >>> from core.position import Position
+    >>> pos = Position()
+    >>> m = parse_kif_move(pos, "７六歩(77)")
+    >>> csa_move(pos, m), kif_move(pos, m), ki2_move(pos, m), western_move(pos, m)
+    ('+7776FU', '７六歩(77)', '▲７六歩', 'P-7f')
+    >>> parse_ki2_move(pos, "△３四歩").usi()
+    Traceback (most recent call last):
+    ...
+    core.notation.errors.NotationError: △３四歩: wrong_turn: the move is marked for White (△), and Black (▲) is to move
+
+Readers return moves whose text fits the board; whether the move is legal is still
+``Position.check``'s question (a pinned piece, 二歩, 打ち歩詰め ...).
+"""
+
+from core.notation.errors import NotationError
+from core.notation.csa import parse_csa_move, csa_move
+from core.notation.kif import parse_kif_move, kif_move
+from core.notation.ki2 import parse_ki2_move, ki2_move
+from core.notation.western import parse_western_move, western_move
+
+__all__ = [
+    "NotationError",
+    "parse_csa_move", "csa_move",
+    "parse_kif_move", "kif_move",
+    "parse_ki2_move", "ki2_move",
+    "parse_western_move", "western_move",
+]
