@@ -16,6 +16,7 @@ from typing import Optional
 
 from core.game import Ending, Game
 from core.handicap import handicap_name
+from core.impasse import Declaration, declaration, king_entered
 from core.move import Move
 from core.pieces import COLOUR_NAMES
 from core.position import IllegalMove, SfenError
@@ -36,12 +37,15 @@ class ReplayReport:
     illegal_text: str = ""
     ending: Optional[Ending] = None
     moves_after_end: int = 0
+    declaration: Optional[Declaration] = None
 
     def verdict(self) -> str:
         """One line: legal or not, and how the rules say the game ended."""
         if self.illegal is not None:
             return (f"illegal move at ply {self.illegal_ply} ({self.illegal_text}): "
                     f"{self.illegal.code}: {self.illegal.message}")
+        if self.ending is None and self.declaration is not None:
+            return f"all moves legal; at the end {self.declaration.message} (27-point rule)"
         if self.ending is None:
             return "all moves legal; the rules decide nothing (the record's own ending stands)"
         winner = "draw" if self.ending.winner is None else f"{COLOUR_NAMES[self.ending.winner]} wins"
@@ -75,4 +79,6 @@ def replay_game(usi_game) -> ReplayReport:
     report.ending = game.final_ending()
     if report.ending is not None:
         report.moves_after_end = game.ply - report.ending.ply
+    elif king_entered(game.position, game.position.turn):
+        report.declaration = declaration(game.position)
     return report

@@ -755,6 +755,7 @@ def main(argv=None):
         "# Real game records from the kifudb development corpus, one game per line. Made by tools/make_fixtures.py;",
         "# origins in tests/fixtures/SOURCES.md. Each game: '# <corpus path> #<index> [<ending>] [illegal-at=<ply>]'",
         "# then 'sfen <start> moves <usi>...'. Every move is legal per cshogi and rsshogi.",
+        "",
     ]
     for g in games:
         lines.append(origin_comment(g))
@@ -788,7 +789,8 @@ def main(argv=None):
     by_key = {(g["path"], g["index"]): g for g in games}
     s_lines = ["# Demo games for kifudb: real game records, one per line, made by tools/make_fixtures.py;",
                "# origins in data/samples/SOURCES.md. '# <corpus path> #<index> [<ending>] | ▲black vs △white[, handicap] | event | date | why'",
-               "# (▲ = sente/black, △ = gote/white; in handicap games △ is 上手 and moves first)."]
+               "# (▲ = sente/black, △ = gote/white; in handicap games △ is 上手 and moves first).",
+               ""]
     sample_games = []
     for path, idx, why in SAMPLES:
         g = by_key.get((path, idx))

@@ -131,26 +131,35 @@ def _is_drop(position, kind: int, to: int, found: list) -> bool:
     return position.check(Move(None, to, False, kind)) is None
 
 
-def ki2_move(position, move: Move, previous_to: Optional[int] = None, mark: bool = True) -> str:
+def ki2_move(position, move: Move, previous_to: Optional[int] = None, mark: bool = True, *,
+             legal_only: bool = True) -> str:
     """The KI2 text of ``move`` (``▲７六歩``, ``△同　銀``, ``▲５二金左上``, ``▲同銀成``).
 
     ``previous_to`` is the square 同 refers to (default: the to-square of ``position.last_move``);
-    ``mark=False`` leaves off the ▲/△.
+    ``mark=False`` leaves off the ▲/△. The modifiers and 打 tell ``move`` apart from the other
+    *legal* moves of the same kind to the same square, so a pinned rival needs none;
+    ``legal_only=False`` counts every piece whose move fits the board instead, as Kifu for
+    Windows and rsshogi do (``parse_ki2_move`` reads both).
     """
     colour = position.turn
     to = move.to_square
     f = move.from_square
+
+    def rivals(kind):
+        found = reaching(position, kind, to)
+        if not legal_only:
+            return found
+        return [g for g in found if g == f or board_move_legal(position, g, to)]
+
     if f is None:
         kind = move.drop
-        board = [g for g in reaching(position, kind, to) if board_move_legal(position, g, to)]
-        rest = KANJI[kind] + ("打" if board else "")
+        rest = KANJI[kind] + ("打" if rivals(kind) else "")
     else:
         kind = position.board[f] & 15
-        legal = [g for g in reaching(position, kind, to)
-                 if g == f or board_move_legal(position, g, to)]
-        if f not in legal:
-            legal.append(f)
-        rest = KANJI[kind] + _disambiguator(colour, kind, f, to, legal)
+        candidates = rivals(kind)
+        if f not in candidates:
+            candidates.append(f)
+        rest = KANJI[kind] + _disambiguator(colour, kind, f, to, candidates)
         if move.promotion:
             rest += "成"
         elif may_promote(colour, kind, f, to):
