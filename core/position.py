@@ -114,7 +114,7 @@ class Position:
         board = [0] * 81
         ranks = board_text.split("/")
         if len(ranks) != 9:
-            raise SfenError(f"SFEN board has {len(ranks)} ranks, not 9: {board_text!r}")
+            raise SfenError(f"SFEN board needs 9 ranks separated by '/', not {len(ranks)}: {board_text!r}")
         counts = [0] * 9
         for r, row in enumerate(ranks):
             file = 9

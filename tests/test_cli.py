@@ -1,0 +1,55 @@
+"""The kifudb command on the bundled sample games and on bad input."""
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from core import Position
+from kifudb.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "data" / "samples" / "games.usi"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_replay_reports_every_sample_game():
+    result = run("replay", SAMPLES)
+    assert result.exit_code == 0, result.output
+    assert result.output.count("verdict:") == 13
+    assert "sennichite at ply 72, draw" in result.output
+    assert "checkmate at ply 118, white wins" in result.output
+    assert "black may declare" in result.output
+    assert "illegal move at ply 3 (8h2a+): bad_geometry" in result.output
+    assert "13 games, 1800 moves replayed, 12 fully legal, 1 with an illegal move" in result.output
+
+
+def test_replay_goes_on_after_a_broken_line(tmp_path):
+    path = tmp_path / "mixed.usi"
+    path.write_text("startpos moves 7g7f 3c3d\nsfen not a position\n"
+                    "startpos moves 7g7f 7g7f\nstartpos moves 2g2f\n", encoding="utf-8")
+    result = run("replay", path)
+    assert result.exit_code == 0
+    assert "bad_sfen: SFEN board needs 9 ranks separated by '/', not 1" in result.output
+    assert "illegal move at ply 2 (7g7f): no_piece" in result.output
+    assert "4 games, 4 moves replayed, 2 fully legal, 2 with an illegal move" in result.output
+
+
+def test_replay_of_a_missing_file_says_so(tmp_path):
+    result = run("replay", tmp_path / "nothing.usi")
+    assert "cannot read" in result.output
+
+
+def test_perft_moves_and_key():
+    assert "perft(3) = 25470" in run("perft", 3).output
+    moves = run("moves", "4k4/9/9/9/9/9/9/9/4K4 b G 1").output.split()
+    assert "G*5b" in moves and len(moves) == len(Position.from_sfen("4k4/9/9/9/9/9/9/9/4K4 b G 1").legal_moves())
+    assert run("key").output.split()[0] == str(Position().key())
+
+
+def test_bad_sfen_is_a_clear_error():
+    result = run("moves", "lnsgkgsnl/1r5b1 b - 1")
+    assert result.exit_code == 2
+    assert "needs 9 ranks" in result.output
