@@ -22,6 +22,21 @@ PIECE_ENGLISH = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gol
 _ZONE_RANKS = ((0, 1, 2), (6, 7, 8))  # rank indexes (rank - 1) of each colour's promotion zone
 
 
+_ORIGINS: dict = {}  # code -> per destination, the (from-square, squares between) pairs
+
+
+def _origins(code: int) -> tuple:
+    """For each destination, where a piece ``code`` could come from (``REACH`` turned around)."""
+    table = _ORIGINS.get(code)
+    if table is None:
+        lists = [[] for _ in range(81)]
+        for f, reach in enumerate(REACH[code]):
+            for to, between in reach.items():
+                lists[to].append((f, between))
+        table = _ORIGINS[code] = tuple(tuple(x) for x in lists)
+    return table
+
+
 def reaching(position, piece_type: int, to: int) -> list:
     """Squares of the side to move's ``piece_type`` pieces that could move to ``to``: the
     geometry fits, nothing stands in the way, and ``to`` does not hold one of its own pieces."""
@@ -31,14 +46,8 @@ def reaching(position, piece_type: int, to: int) -> list:
     if target and target >> 4 == colour:
         return []
     code = piece_type + 16 * colour
-    reach = REACH[code]
-    found = []
-    for f, p in enumerate(b):
-        if p == code:
-            between = reach[f].get(to)
-            if between is not None and not any(b[s] for s in between):
-                found.append(f)
-    return found
+    return [f for f, between in _origins(code)[to]
+            if b[f] == code and not any(b[s] for s in between)]
 
 
 def may_promote(colour: int, piece_type: int, f: int, to: int) -> bool:
