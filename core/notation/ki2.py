@@ -73,16 +73,16 @@ def _select(colour: int, kind: int, to: int, squares: list, side, direction) -> 
     return squares
 
 
-def _disambiguator(colour: int, kind: int, f: int, to: int, legal: list) -> str:
-    """The shortest JSA modifier that singles out ``f`` among the ``legal`` from-squares."""
-    if len(legal) < 2:
+def _disambiguator(colour: int, kind: int, f: int, to: int, rivals: list) -> str:
+    """The shortest JSA modifier that singles out ``f`` among the ``rivals`` from-squares."""
+    if len(rivals) < 2:
         return ""
     d = _direction(colour, f, to)
     tries = [(None, d), ("右", None), ("左", None), ("右", d), ("左", d)]
     if kind not in _RANGED:
         tries.insert(1, ("直", None))
     for side, direction in tries:
-        if _select(colour, kind, to, legal, side, direction) == [f]:
+        if _select(colour, kind, to, rivals, side, direction) == [f]:
             return (side or "") + (direction or "")
     return d  # cannot happen with legal positions: two pieces never share file and direction
 

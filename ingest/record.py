@@ -1,0 +1,118 @@
+"""The plain data a reader hands to the replay: a ``GameRecord`` with its moves as written.
+
+Readers only understand the *layout* of a format (headers, move lines, comments, times,
+variations, endings); they do not decide what a move means. Each move keeps its text as written and
+the notation to read it with (``csa``, ``kif``, ``ki2``, ``usi``, ``jkf``); the replay parses it
+against the position it is played in, so that 同, KI2's 右/左 and CSA's promoted codes are settled
+by the rules engine, and a bad move is reported where it stands.
+
+    >>> record = GameRecord(source="game.kif", index=0, format="kif", encoding="cp932")
+    >>> record.moves.append(MoveRecord("７六歩(77)", line=12, notation="kif", seconds=2))
+    >>> record.moves[0].text, record.start_sfen[:9]
+    ('７六歩(77)', 'lnsgkgsnl')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from core.position import STARTING_SFEN
+
+ERROR, WARNING, INFO = "error", "warning", "info"
+
+
+@dataclass
+class Finding:
+    """Something wrong or notable in a record: where (line, ply), what (code), and why."""
+
+    severity: str
+    code: str
+    message: str
+    line: Optional[int] = None
+    ply: Optional[int] = None
+    text: str = ""
+
+    def __str__(self) -> str:
+        where = []
+        if self.line is not None:
+            where.append(f"line {self.line}")
+        if self.ply is not None:
+            where.append(f"ply {self.ply}")
+        quoted = f" {self.text!r}" if self.text else ""
+        return f"{self.severity} {self.code} ({', '.join(where) or 'file'}){quoted}: {self.message}"
+
+
+@dataclass
+class MoveRecord:
+    """One move as the record writes it.
+
+    ``text`` is the move as written (``７六歩(77)``, ``+7776FU``, ``7g7f``, or for JKF the move
+    object as compact JSON); ``notation`` says how to read it. ``seconds`` is the time the move
+    took and ``total_seconds`` the mover's total so far, when the record gives them.
+    ``comments`` are the comment lines that follow the move; ``bookmark`` a KIF ``&`` line.
+    """
+
+    text: str
+    line: Optional[int] = None
+    notation: str = "usi"
+    seconds: Optional[float] = None
+    total_seconds: Optional[float] = None
+    comments: list = field(default_factory=list)
+    bookmark: Optional[str] = None
+
+
+@dataclass
+class Variation:
+    """An alternative line: its first move replaces ply ``start_ply`` of its parent line.
+
+    ``parent`` is None for a branch off the main line, else the index (in
+    ``GameRecord.variations``) of the variation it branches from. ``line`` is where it starts.
+    """
+
+    start_ply: int
+    moves: list = field(default_factory=list)
+    parent: Optional[int] = None
+    line: Optional[int] = None
+    ending: Optional["DeclaredEnding"] = None
+
+
+@dataclass
+class DeclaredEnding:
+    """How the record says the game ended, as written (``投了``, ``%TORYO``, ``まで…``).
+
+    ``word`` is the terminal word or CSA code; ``mover`` is the colour (0 Black, 1 White) whose
+    turn it was when the ending was recorded, if known; ``winner`` and ``reason`` are filled by
+    ``ingest.result`` from the word and the replay.
+    """
+
+    word: str
+    line: Optional[int] = None
+    mover: Optional[int] = None
+    seconds: Optional[float] = None
+    summary: str = ""  # the KIF/KI2 "まで…" line, if any
+
+
+@dataclass
+class GameRecord:
+    """Everything a record says about one game, in the form the replay needs."""
+
+    source: str
+    index: int
+    format: str
+    encoding: str
+    headers: dict = field(default_factory=dict)
+    start_sfen: str = STARTING_SFEN
+    handicap: Optional[str] = None
+    moves: list = field(default_factory=list)
+    variations: list = field(default_factory=list)
+    comments: list = field(default_factory=list)
+    ending: Optional[DeclaredEnding] = None
+    findings: list = field(default_factory=list)
+    first_line: Optional[int] = None
+
+    def add(self, severity: str, code: str, message: str, line=None, ply=None, text="") -> Finding:
+        """Record a finding about this game and return it."""
+        finding = Finding(severity, code, message, line, ply, text)
+        self.findings.append(finding)
+        return finding
