@@ -67,7 +67,8 @@ def round_trip_positions():
     return positions
 
 
-@pytest.mark.parametrize("label, pos", round_trip_positions(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize("label, pos", round_trip_positions(),
+                         ids=lambda x: x if isinstance(x, str) else "")
 def test_every_legal_move_round_trips_in_every_notation(label, pos):
     moves = pos.legal_moves()
     assert moves
@@ -444,6 +445,8 @@ def test_western_promoted_pieces():
     ("+B*5e", "unparsable_move"),
     ("P7g*7f", "unparsable_move"),
     ("Q-7f", "unparsable_move"),
+    ("+G-5h", "unparsable_move"),
+    ("+K-5h", "unparsable_move"),
     ("P-7j", "unparsable_move"),
     ("P7f", "unparsable_move"),
     ("", "unparsable_move"),

@@ -9,10 +9,11 @@ a move and returns the text::
     >>> m = parse_kif_move(pos, "７六歩(77)")
     >>> csa_move(pos, m), kif_move(pos, m), ki2_move(pos, m), western_move(pos, m)
     ('+7776FU', '７六歩(77)', '▲７六歩', 'P-7f')
-    >>> parse_ki2_move(pos, "△３四歩").usi()
-    Traceback (most recent call last):
-    ...
-    core.notation.errors.NotationError: △３四歩: wrong_turn: the move is marked for White (△), and Black (▲) is to move
+    >>> try:
+    ...     parse_ki2_move(pos, "△３四歩")
+    ... except NotationError as err:
+    ...     print(err.code)
+    wrong_turn
 
 Readers return moves whose text fits the board; whether the move is legal is still
 ``Position.check``'s question (a pinned piece, 二歩, 打ち歩詰め ...).

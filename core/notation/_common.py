@@ -1,7 +1,7 @@
 """Helpers the notation modules share: finding which pieces can reach a square, promotion tests.
 
     >>> from core.position import Position
-    >>> from core.pieces import SILVER
+    >>> from core.pieces import BLACK, SILVER, GOLD, square, square_name
     >>> pos = Position()
     >>> [square_name(s) for s in reaching(pos, GOLD, square(5, 8))]
     ['4i', '6i']
@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from core.move import Move
-from core.pieces import BLACK, GOLD, ROOK, PAWN, COLOUR_NAMES, HAND_TYPES, square, square_name
+from core.pieces import ROOK, PAWN, COLOUR_NAMES, HAND_TYPES
 from core.tables import REACH
 from core.notation.errors import NotationError
 
@@ -64,7 +64,7 @@ def board_move_legal(position, f: int, to: int) -> bool:
 
 
 def drop_of(position, piece_type: int, to: int, text: str) -> Move:
-    """The drop of ``piece_type`` on ``to``, if the side to move holds one (else ``NotationError``)."""
+    """The drop of ``piece_type`` on ``to``; ``NotationError`` if the side to move holds none."""
     if piece_type not in HAND_TYPES:
         raise NotationError("unparsable_move", f"a {PIECE_ENGLISH[piece_type]} cannot be dropped",
                             text)
@@ -80,7 +80,3 @@ def bounded_store(cache: dict, key, value, limit: int = 50_000):
         cache.clear()
     cache[key] = value
     return value
-
-
-__all__ = ["reaching", "may_promote", "board_move_legal", "drop_of", "bounded_store", "PIECE_ENGLISH", "BLACK", "GOLD",
-           "square", "square_name"]

@@ -1,5 +1,6 @@
 """Reading the Japanese move texts of KIF and KI2 into their parts, once per distinct text.
 
+    >>> from core.pieces import square_name
     >>> t = tokens("▲７六歩(77)   ( 0:16/00:00:16)")
     >>> t.mark, square_name(t.to), t.piece_type, t.action, square_name(t.from_square)
     (0, '7f', 1, None, '7g')
@@ -19,7 +20,7 @@ import re
 from typing import NamedTuple, Optional
 
 from core.pieces import (PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING, PRO_PAWN,
-                         PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON, square_name)
+                         PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON)
 from core.notation._common import bounded_store
 from core.notation.errors import NotationError
 
@@ -119,6 +120,3 @@ def check_mark(position, tok: Tokens, text: str) -> None:
         names = ("Black (▲)", "White (△)")
         raise NotationError("wrong_turn", f"the move is marked for {names[tok.mark]}, and "
                             f"{names[position.turn]} is to move", text)
-
-
-__all__ = ["Tokens", "tokens", "destination", "check_mark", "PIECE_NAMES", "square_name"]

@@ -12,10 +12,11 @@ drop), the to-square and the piece *after* the move, so a promotion shows as the
     (Move.from_usi('2h2b+'), Move.from_usi('B*5e'))
     >>> csa_move(pos, Move.from_usi("2h2b+")), csa_move(pos, Move.from_usi("B*5e"))
     ('+2822UM', '+0055KA')
-    >>> parse_csa_move(pos, "-5958OU")
-    Traceback (most recent call last):
-    ...
-    core.notation.errors.NotationError: -5958OU: wrong_turn: the move is White's, and Black is to move
+    >>> try:
+    ...     parse_csa_move(pos, "-5958OU")
+    ... except NotationError as err:
+    ...     print(err.code, "-", err.message)
+    wrong_turn - the move is White's, and Black is to move
 
 A time suffix (``+7776FU,T12``) is ignored.
 """
@@ -35,7 +36,8 @@ _CACHE: dict = {}  # text -> (colour or None, from square or None, to square, pi
 def _tokens(text: str):
     """(colour or None, from-square or None for a drop, to-square, CSA piece type) of ``text``."""
     if not isinstance(text, str):
-        raise NotationError("unparsable_move", f"a CSA move must be text, not {type(text).__name__}")
+        raise NotationError("unparsable_move",
+                            f"a CSA move must be text, not {type(text).__name__}")
     core = text.strip().split(",", 1)[0]
     colour = None
     if core[:1] in ("+", "-"):

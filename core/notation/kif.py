@@ -14,8 +14,10 @@ before the move, 成 / 不成 / 打, and the from-square in brackets::
     >>> parse_kif_move(pos, "同　銀(31)"), kif_move(pos, Move.from_usi("3a2b"))
     (Move.from_usi('3a2b'), '同　銀(31)')
     >>> pos = Position.from_sfen("4k4/9/9/9/9/9/9/9/4K4 b B 1")
-    >>> parse_kif_move(pos, "５五角打"), parse_kif_move(pos, "５五角"), kif_move(pos, Move.from_usi("B*5e"))
-    (Move.from_usi('B*5e'), Move.from_usi('B*5e'), '５五角打')
+    >>> parse_kif_move(pos, "５五角打"), parse_kif_move(pos, "５五角")
+    (Move.from_usi('B*5e'), Move.from_usi('B*5e'))
+    >>> kif_move(pos, Move.from_usi("B*5e"))
+    '５五角打'
 
 Readers accept half-width and kanji digits (``76歩(77)``, ``七六歩(77)``), ``同`` with a full-width,
 half-width or no space, the one-character promoted names (全 圭 杏) and 竜 / 王, a ▲/△ mark, and

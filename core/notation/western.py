@@ -30,7 +30,7 @@ from core.notation.errors import NotationError
 
 _LETTER_TYPES = {letter: t for t, letter in enumerate(WESTERN_LETTERS) if letter}
 _LETTER_TYPES.update({"D": 14, "H": 13})
-_MOVE = re.compile(r"\s*(?P<piece>\+?[PLNSGBRK]|[DH])(?P<from>[1-9][a-i])?(?P<op>[-x*@])"
+_MOVE = re.compile(r"\s*(?P<piece>\+[PLNSBR]|[PLNSGBRKDH])(?P<from>[1-9][a-i])?(?P<op>[-x*@])"
                    r"(?P<to>[1-9][a-i])(?P<promo>[+=])?\s*")
 _CACHE: dict = {}  # text -> (piece type, from square or None, drop?, to, promotion)
 

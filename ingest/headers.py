@@ -1,0 +1,60 @@
+"""Normalize the headers of any format into one vocabulary, keeping the raw ones beside them.
+
+KIF/KI2/JKF write Japanese keys (開始日時, 棋戦, 先手 or 下手 …), CSA writes ``N+``, ``$EVENT`` …
+Every record gets the same fields: ``event``, ``start_date`` and ``end_date`` (ISO dates),
+``black``, ``white``, ``handicap``, ``time_control``, ``place``, ``opening``::
+
+    >>> h = normalize_headers({"開始日時": "2008/12/20(土)", "下手": "糸谷哲郎", "上手": "深浦康市",
+    ...                        "棋戦": "その他の棋戦", "手合割": "香落ち", "持ち時間": "各３時間"})
+    >>> h["start_date"], h["black"], h["white"], h["handicap"], h["time_control"]
+    ('2008-12-20', '糸谷哲郎', '深浦康市', '香落ち', '各３時間')
+    >>> normalize_headers({"$START_TIME": "2018/05/04 16:47:37", "$EVENT": "WCSC28"})["start_date"]
+    '2018-05-04'
+    >>> parse_date("２０１４年９月１３日")
+    '2014-09-13'
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from typing import Optional
+
+_FULL_WIDTH = str.maketrans("０１２３４５６７８９／：", "0123456789/:")
+_DATE = re.compile(r"(\d{4})\s*[/\-年.]\s*(\d{1,2})\s*[/\-月.]\s*(\d{1,2})")
+
+#: normalized field -> header keys that give it, first match wins (KIF/KI2/JKF, then CSA).
+FIELDS = {
+    "event": ("棋戦", "表題", "$EVENT"),
+    "start_date": ("開始日時", "対局日", "$START_TIME"),
+    "end_date": ("終了日時", "$END_TIME"),
+    "black": ("先手", "下手", "N+", "black"),
+    "white": ("後手", "上手", "N-", "white"),
+    "handicap": ("手合割", "手合"),
+    "time_control": ("持ち時間", "$TIME_LIMIT", "$TIME"),
+    "place": ("場所", "$SITE"),
+    "opening": ("戦型", "$OPENING"),
+}
+
+
+def parse_date(text: str) -> Optional[str]:
+    """The ISO date (``YYYY-MM-DD``) at the start of a header value, or None if there is none
+    or it is not a real calendar date."""
+    match = _DATE.search(text.translate(_FULL_WIDTH))
+    if not match:
+        return None
+    try:
+        return datetime.date(*(int(g) for g in match.groups())).isoformat()
+    except ValueError:
+        return None
+
+
+def normalize_headers(raw: dict) -> dict:
+    """The normalized fields of a record's raw headers (missing ones are None)."""
+    out = {}
+    for name, keys in FIELDS.items():
+        value = next((raw[k].strip() for k in keys if raw.get(k) and raw[k].strip()), None)
+        if value is not None and name.endswith("_date"):
+            value = parse_date(value)
+        out[name] = value
+    return out

@@ -1,0 +1,105 @@
+"""Normalize how a record says the game ended into a winner and a reason, and cross-check it with
+what the replay found.
+
+Winners are ``black``, ``white``, ``draw`` or ``none``; reasons are ``checkmate``, ``resign``,
+``time``, ``illegal_move``, ``sennichite``, ``perpetual_check``, ``jishogi``, ``declaration``,
+``abort``, ``sealed``, ``max_moves`` or ``unknown``::
+
+    >>> ending_meaning("投了")
+    ('resign', 'mover_loses')
+    >>> ending_meaning("%+ILLEGAL_ACTION")
+    ('illegal_move', 'black_loses')
+    >>> ending_meaning("まで")
+    ('unknown', 'none')
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from core.impasse import declaration
+from ingest.record import ERROR, WARNING, INFO, Finding
+
+# word -> (reason, who): who is mover_loses, mover_wins, black_loses, white_loses, draw or none.
+# "mover" is the side to move when the ending is written (after the last recorded move).
+_MEANINGS = {
+    "TORYO": ("resign", "mover_loses"), "投了": ("resign", "mover_loses"),
+    "TSUMI": ("checkmate", "mover_loses"), "詰み": ("checkmate", "mover_loses"),
+    "TIME_UP": ("time", "mover_loses"), "切れ負け": ("time", "mover_loses"),
+    "時間切れ": ("time", "mover_loses"),
+    "ILLEGAL_MOVE": ("illegal_move", "mover_loses"), "反則負け": ("illegal_move", "mover_loses"),
+    "反則勝ち": ("illegal_move", "mover_wins"),
+    "+ILLEGAL_ACTION": ("illegal_move", "black_loses"),
+    "-ILLEGAL_ACTION": ("illegal_move", "white_loses"),
+    "SENNICHITE": ("sennichite", "draw"), "千日手": ("sennichite", "draw"),
+    "JISHOGI": ("jishogi", "draw"), "持将棋": ("jishogi", "draw"),
+    "HIKIWAKE": ("jishogi", "draw"), "引き分け": ("jishogi", "draw"),
+    "KACHI": ("declaration", "mover_wins"), "入玉勝ち": ("declaration", "mover_wins"),
+    "宣言勝ち": ("declaration", "mover_wins"),
+    "CHUDAN": ("abort", "none"), "中断": ("abort", "none"),
+    "FUZUMI": ("unknown", "none"), "不詰": ("unknown", "none"),
+    "MATTA": ("abort", "none"), "ERROR": ("abort", "none"),
+    "封じ手": ("sealed", "none"), "SEALED": ("sealed", "none"),
+    "MAX_MOVES": ("max_moves", "draw"), "最大手数": ("max_moves", "draw"),
+}
+_COLOUR = ("black", "white")
+
+
+def ending_meaning(word: str):
+    """``(reason, who)`` for a terminal word or CSA/JKF code (``%`` optional)."""
+    key = word.strip().lstrip("%")
+    return _MEANINGS.get(key, ("unknown", "none"))
+
+
+def _winner(who: str, mover: Optional[int]) -> str:
+    if who == "draw":
+        return "draw"
+    if who == "black_loses":
+        return "white"
+    if who == "white_loses":
+        return "black"
+    if who in ("mover_loses", "mover_wins") and mover is not None:
+        return _COLOUR[mover ^ 1] if who == "mover_loses" else _COLOUR[mover]
+    return "none"
+
+
+def settle(declared, game, replay_complete: bool):
+    """``(winner, reason, findings)`` for a game from its declared ending (``DeclaredEnding`` or
+    None) and its replay (``core.game.Game``). ``replay_complete`` is False when an illegal or
+    unreadable move stopped the replay, in which case the record's word is taken as written."""
+    findings = []
+    rules = game.final_ending() if replay_complete else None
+    if declared is None:
+        if rules is None:
+            return "none", "unknown", findings
+        winner = "draw" if rules.winner is None else _COLOUR[rules.winner]
+        return winner, rules.reason, findings
+    reason, who = ending_meaning(declared.word)
+    mover = game.position.turn if replay_complete else declared.mover
+    winner = _winner(who, mover)
+    where = dict(line=declared.line, ply=game.ply, text=declared.word)
+    if not replay_complete:
+        return winner, reason, findings
+    if reason == "checkmate" and (rules is None or rules.reason != "checkmate"):
+        findings.append(Finding(ERROR, "result_mismatch", "the record says checkmate, but the "
+                                "final position is not checkmate", **where))
+    elif reason == "sennichite":
+        if rules is None or rules.reason not in ("sennichite", "perpetual_check"):
+            findings.append(Finding(ERROR, "result_mismatch", "the record says sennichite, but no "
+                                    "position occurred four times", **where))
+        elif rules.reason == "perpetual_check":
+            reason, winner = "perpetual_check", _COLOUR[rules.winner]
+    elif reason == "declaration":
+        verdict = declaration(game.position)
+        if not verdict.valid:
+            findings.append(Finding(ERROR, "result_mismatch", "the record claims a win by "
+                                    f"declaration, but {verdict.message}", **where))
+    elif rules is not None and rules.reason == "checkmate" and reason not in ("resign", "time"):
+        findings.append(Finding(INFO, "result_mismatch", f"the final position is checkmate, but "
+                                f"the record ends with {declared.word}", **where))
+    if rules is not None and rules.reason in ("sennichite", "perpetual_check") \
+            and reason not in ("sennichite", "perpetual_check") and game.ply == rules.ply:
+        findings.append(Finding(WARNING, "result_mismatch", f"the last move repeats a position "
+                                f"for the fourth time ({rules.reason}), but the record ends with "
+                                f"{declared.word}", **where))
+    return winner, reason, findings

@@ -1,0 +1,196 @@
+"""Replay a ``GameRecord`` through the rules engine and report what is wrong, where and why.
+
+Each move's text is read in its own notation against the position it is played in, then checked
+by ``core``. The replay of a line stops at its first unreadable or illegal move (the later moves are
+reported as not replayed); variations are replayed from their branch point the same way. The
+result carries the keys (and on request the SFENs) of the main line, the normalized result, and a
+fingerprint that is the same whatever format the game was read from::
+
+    >>> from ingest.record import GameRecord, MoveRecord
+    >>> record = GameRecord("demo.usi", 0, "usi", "utf-8")
+    >>> record.moves = [MoveRecord(t, line=1) for t in "7g7f 3c3d 7f7e 3d3e 7e7d 3e3f 7d7c+ 3f3g+ P*2e 2b3c".split()]
+    >>> game = validate_record(record)
+    >>> game.moves, game.first_illegal_ply, game.illegal_code
+    (8, 9, 'nifu')
+    >>> [str(f) for f in game.findings]  # doctest: +NORMALIZE_WHITESPACE
+    ["error nifu (line 1, ply 9) 'P*2e': black already has an unpromoted pawn on file 2 (2g)",
+     "info not_replayed (line 1, ply 10) '2b3c': the next move was not replayed"]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Optional
+
+from core.game import Game
+from core.move import Move
+from core.position import SfenError
+from ingest.headers import normalize_headers
+from ingest.record import ERROR, WARNING, INFO, Finding, GameRecord
+from ingest.result import settle
+
+
+def _read_usi(position, text, previous_to):
+    return Move.from_usi(text)
+
+
+def _read_csa(position, text, previous_to):
+    from core.notation.csa import parse_csa_move
+    return parse_csa_move(position, text)
+
+
+def _read_kif(position, text, previous_to):
+    from core.notation.kif import parse_kif_move
+    return parse_kif_move(position, text, previous_to)
+
+
+def _read_ki2(position, text, previous_to):
+    from core.notation.ki2 import parse_ki2_move
+    return parse_ki2_move(position, text, previous_to)
+
+
+def _read_jkf(position, text, previous_to):
+    from core.notation.jkf import parse_jkf_move
+    return parse_jkf_move(position, json.loads(text))
+
+
+READERS = {"usi": _read_usi, "csa": _read_csa, "kif": _read_kif, "ki2": _read_ki2,
+           "jkf": _read_jkf}
+
+
+@dataclass
+class LineReplay:
+    """How far one line (the main line or a variation) replayed, and what stopped it."""
+
+    game: Optional[Game]
+    first_illegal_ply: Optional[int] = None
+    illegal_code: Optional[str] = None
+    findings: list = field(default_factory=list)
+
+
+@dataclass
+class ValidatedGame:
+    """A record after replay: the record itself, the replayed main line, and every finding."""
+
+    record: GameRecord
+    headers: dict
+    start_sfen: str
+    moves: int
+    usi_moves: list
+    keys: list
+    first_illegal_ply: Optional[int]
+    illegal_code: Optional[str]
+    final_sfen: Optional[str]
+    winner: str
+    reason: str
+    fingerprint: str
+    findings: list
+    game: Optional[Game] = None
+
+    @property
+    def valid(self) -> bool:
+        """True when no finding is an error."""
+        return not any(f.severity == ERROR for f in self.findings)
+
+    def sfens(self) -> list:
+        """The SFEN of every main-line position (start included), rebuilt by replaying."""
+        if self.game is None:
+            return []
+        replay = Game(self.start_sfen)
+        out = [replay.position.sfen()]
+        for move in self.game.moves:
+            replay.position.push(move)
+            out.append(replay.position.sfen())
+        return out
+
+
+def replay_line(start, moves, first_ply: int = 1, prefix=()) -> LineReplay:
+    """Replay ``moves`` (``MoveRecord``s) from ``start`` after the trusted ``prefix`` moves;
+    ``first_ply`` is the ply number of the first of ``moves``."""
+    try:
+        game = Game(start)
+    except SfenError as error:
+        return LineReplay(None, first_ply if moves else None, "bad_start_position",
+                          [Finding(ERROR, "bad_start_position", str(error))])
+    for move in prefix:
+        game.play(move)
+    result = LineReplay(game)
+    for i, record in enumerate(moves):
+        ply = first_ply + i
+        reader = READERS.get(record.notation)
+        previous = game.position.last_move
+        try:
+            if reader is None:
+                raise ValueError(f"no reader for notation {record.notation!r}")
+            move = reader(game.position, record.text, previous.to_square if previous else None)
+        except ValueError as error:  # NotationError, bad USI, bad JSON are all ValueErrors
+            code = getattr(error, "code", "unparsable_move")
+            message = getattr(error, "message", None) or str(error)
+            result.findings.append(Finding(ERROR, code, message, record.line, ply, record.text))
+            result.first_illegal_ply, result.illegal_code = ply, code
+            break
+        reason = game.play(move)
+        if reason is not None:
+            result.findings.append(Finding(ERROR, reason.code, reason.message, record.line, ply,
+                                           record.text))
+            result.first_illegal_ply, result.illegal_code = ply, reason.code
+            break
+    if result.first_illegal_ply is not None:
+        skipped = len(moves) - (result.first_illegal_ply - first_ply) - 1
+        if skipped > 0:
+            result.findings.append(Finding(INFO, "not_replayed", (f"{skipped} later moves were not replayed"
+                                            if skipped > 1 else "the next move was not replayed"), moves[-skipped].line,
+                                           result.first_illegal_ply + 1, moves[-skipped].text))
+    return result
+
+
+def fingerprint(start_sfen: str, usi_moves) -> str:
+    """16 hex digits identifying a game by its start position and moves, whatever its format."""
+    start = " ".join(start_sfen.split()[:3])
+    data = f"{start}|{' '.join(usi_moves)}".encode("ascii")
+    return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def validate_record(record: GameRecord) -> ValidatedGame:
+    """Replay the main line and every variation of ``record``; never raises on bad input."""
+    main = replay_line(record.start_sfen, record.moves)
+    findings = list(record.findings) + main.findings
+    game = main.game
+    if game is None:
+        return ValidatedGame(record, normalize_headers(record.headers), record.start_sfen, 0, [], [],
+                             main.first_illegal_ply, main.illegal_code, None, "none", "unknown",
+                             fingerprint(record.start_sfen, []), findings)
+    if game.ending is not None and game.ply > game.ending.ply:
+        findings.append(Finding(WARNING, "repetition_not_ended", f"{game.ending.message}, but "
+                                f"the record goes on for {game.ply - game.ending.ply} more moves",
+                                record.moves[game.ending.ply].line, game.ending.ply + 1,
+                                record.moves[game.ending.ply].text))
+    winner, reason, result_findings = settle(record.ending, game, main.first_illegal_ply is None)
+    findings += result_findings
+    lines = {None: [m for m in game.moves]}
+    for index, variation in enumerate(record.variations):
+        findings += _replay_variation(record, index, variation, lines)
+    usi = [m.usi() for m in game.moves]
+    return ValidatedGame(record, normalize_headers(record.headers), game.start_sfen, game.ply, usi,
+                         game.keys, main.first_illegal_ply, main.illegal_code,
+                         game.position.sfen(), winner, reason, fingerprint(game.start_sfen, usi),
+                         findings, game)
+
+
+def _replay_variation(record, index, variation, lines) -> list:
+    """Replay one variation from its branch point; ``lines`` maps a line (None = main) to the
+    legal moves replayed from the start up to its end."""
+    parent = lines.get(variation.parent)
+    label = f"variation {index + 1} (from ply {variation.start_ply})"
+    if parent is None or len(parent) < variation.start_ply - 1:
+        lines[index] = None
+        return [Finding(WARNING, "variation_not_replayed", f"{label} branches where its parent "
+                        f"line was not replayed", variation.line, variation.start_ply)]
+    prefix = parent[:variation.start_ply - 1]
+    result = replay_line(record.start_sfen, variation.moves, variation.start_ply, prefix)
+    lines[index] = list(result.game.moves) if result.game else None
+    for finding in result.findings:
+        finding.message = f"in {label}: {finding.message}"
+    return result.findings
