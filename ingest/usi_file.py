@@ -49,3 +49,38 @@ def read_usi_games(stream: TextIO) -> Iterator[UsiGame]:
             yield UsiGame(number, note, error=str(error))
             continue
         yield UsiGame(number, note, start, moves)
+
+
+def read_usi(text: str, source: str = "", encoding: str = "") -> list:
+    """The games of a USI/SFEN text as ``GameRecord``s (format ``usi``), one a line.
+
+    >>> [len(r.moves) for r in read_usi("startpos moves 7g7f 3c3d\\nposition startpos\\n")]
+    [2, 0]
+    >>> read_usi("sfen moves 7g7f\\n")[0].findings[0].code
+    'unparsable_line'
+    """
+    import io
+
+    from ingest.record import ERROR, GameRecord, MoveRecord
+
+    records = []
+    for index, game in enumerate(read_usi_games(io.StringIO(text))):
+        record = GameRecord(source, index, "usi", encoding, first_line=game.line)
+        if game.note:
+            record.comments.append(game.note)
+        if game.error:
+            record.add(ERROR, "unparsable_line", game.error, game.line)
+        else:
+            record.start_sfen = game.start_sfen
+            record.moves = [MoveRecord(m, game.line, "usi") for m in game.moves]
+        records.append(record)
+    return records
+
+
+def looks_like_usi(text: str) -> bool:
+    """True if the first non-comment line is a USI position line."""
+    for line in text.split("\n")[:50]:
+        line = line.strip()
+        if line and not line.startswith("#"):
+            return line.startswith(("startpos", "sfen ", "position "))
+    return False

@@ -1,4 +1,5 @@
-"""Single-move notations, read and written: CSA, KIF, KI2 and Western (Hodges).
+"""Single-move notations, read and written: CSA, KIF, KI2 and Western (Hodges); USI position
+lines (``startpos moves …``) in ``core.notation.usi`` (single USI moves are ``Move.from_usi``).
 
 Each reader takes the position the move is played in and the text, and returns a ``Move`` or
 raises ``NotationError`` (a ``ValueError`` with a ``code``); each writer takes the position and
@@ -24,6 +25,7 @@ from core.notation.csa import parse_csa_move, csa_move
 from core.notation.kif import parse_kif_move, kif_move
 from core.notation.ki2 import parse_ki2_move, ki2_move
 from core.notation.western import parse_western_move, western_move
+from core.notation.usi import parse_position_line, position_line
 
 __all__ = [
     "NotationError",
@@ -31,4 +33,5 @@ __all__ = [
     "parse_kif_move", "kif_move",
     "parse_ki2_move", "ki2_move",
     "parse_western_move", "western_move",
+    "parse_position_line", "position_line",
 ]
