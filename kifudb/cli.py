@@ -2,7 +2,7 @@
 
     kifudb replay data/samples/games.usi      # replay games, report moves, final position, verdict
     kifudb perft 4                             # count the legal move tree
-    kifudb moves "sfen …"                      # the legal moves of a position
+    kifudb moves "sfen …" -n ki2               # the legal moves of a position, in any notation
     kifudb key "sfen …"                        # the 64-bit position key
 """
 
@@ -73,12 +73,22 @@ def perft(depth: int, sfen: str) -> None:
     click.echo(f"perft({depth}) = {nodes}  ({elapsed:.2f} s, {nodes / max(elapsed, 1e-9):,.0f} leaves/s)")
 
 
+NOTATIONS = ("usi", "kif", "ki2", "csa", "western")
+
+
 @main.command()
 @click.argument("sfen", default="startpos")
-def moves(sfen: str) -> None:
-    """List the legal moves of a position (USI), one a line."""
-    for move in sorted(m.usi() for m in _position(sfen).legal_moves()):
-        click.echo(move)
+@click.option("--notation", "-n", type=click.Choice(NOTATIONS), default="usi", show_default=True,
+              help="Write the moves in this notation.")
+def moves(sfen: str, notation: str) -> None:
+    """List the legal moves of a position, one a line."""
+    from core.notation import csa_move, ki2_move, kif_move, western_move
+
+    writers = {"usi": lambda p, m: m.usi(), "kif": kif_move, "ki2": ki2_move, "csa": csa_move,
+               "western": western_move}
+    position = _position(sfen)
+    for move in sorted(position.legal_moves(), key=lambda m: m.usi()):
+        click.echo(writers[notation](position, move))
 
 
 @main.command()

@@ -53,3 +53,13 @@ def test_bad_sfen_is_a_clear_error():
     result = run("moves", "lnsgkgsnl/1r5b1 b - 1")
     assert result.exit_code == 2
     assert "needs 9 ranks" in result.output
+
+
+def test_moves_in_every_notation():
+    sfen = "4k4/9/9/9/9/9/9/3G1G3/4K4 b G 1"
+    ki2 = run("moves", sfen, "--notation", "ki2").output.split()
+    assert "▲５七金右" in ki2 and "▲５七金左" in ki2 and "▲５七金打" in ki2
+    western = run("moves", sfen, "-n", "western").output.split()
+    assert {"G4h-5g", "G6h-5g", "G*5g"} <= set(western)
+    assert "+0057KI" in run("moves", sfen, "-n", "csa").output.split()
+    assert "５七金打" in run("moves", sfen, "-n", "kif").output.split()
