@@ -47,8 +47,11 @@ from core.move import Move
 from core.pieces import (BLACK, WHITE, COLOUR_NAMES, CSA_CODES, HAND_TYPES, PROMOTE, can_promote)
 from core.notation._common import PIECE_ENGLISH, may_promote
 from core.notation.errors import NotationError
+from core.notation.ki2 import ki2_move
 
 _CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
+#: KI2's modifiers as JKF's ``relative`` letters (右 R, 左 L, 直 C, 上 U, 寄 M, 引 D, 打 H).
+_RELATIVE = {"右": "R", "左": "L", "直": "C", "上": "U", "寄": "M", "引": "D", "打": "H"}
 
 
 def _text(move_obj) -> str:
@@ -201,10 +204,10 @@ def parse_jkf_move(position, move_obj, previous: Optional[Move] = None) -> Move:
 def jkf_move(position, move: Move, previous: Optional[Move] = None) -> dict:
     """The JKF move object of ``move`` (played by the side to move in ``position``).
 
-    Keys, in JKF's order: ``color``, ``from`` (left out for a drop), ``to``, ``piece`` (before the
-    move), ``promote`` (only when the move could promote), ``capture`` (when it takes a piece),
-    ``same`` (when it lands where the previous move, ``position.last_move`` or ``previous``, did).
-    ``relative`` is not written.
+    Keys: ``color``, ``from`` (left out for a drop), ``to``, ``piece`` (before the move),
+    ``promote`` (only when the move could promote), ``capture`` (when it takes a piece), ``same``
+    (when it lands where the previous move, ``position.last_move`` or ``previous``, did) and
+    ``relative`` (when KI2 needs 右 左 直 上 引 寄 打 to tell the move apart; from ``ki2_move``).
 
     >>> from core.position import Position
     >>> jkf_move(Position(), Move.from_usi("7g7f"))
@@ -212,11 +215,16 @@ def jkf_move(position, move: Move, previous: Optional[Move] = None) -> dict:
     >>> pos = Position.from_sfen("4k4/9/9/9/9/9/9/9/4K4 w s 1")
     >>> jkf_move(pos, Move.from_usi("S*5b"))
     {'color': 1, 'to': {'x': 5, 'y': 2}, 'piece': 'GI'}
+    >>> jkf_move(Position(), Move.from_usi("6i5h"))
+    {'color': 0, 'from': {'x': 6, 'y': 9}, 'to': {'x': 5, 'y': 8}, 'piece': 'KI', 'relative': 'L'}
     """
     turn = position.turn
     to = move.to_square
     if move.from_square is None:
-        return {"color": turn, "to": _place(to), "piece": CSA_CODES[move.drop]}
+        obj = {"color": turn, "to": _place(to), "piece": CSA_CODES[move.drop]}
+        if "打" in ki2_move(position, move):
+            obj["relative"] = "H"
+        return obj
     f = move.from_square
     piece_type = position.board[f] & 15
     obj = {"color": turn, "from": _place(f), "to": _place(to), "piece": CSA_CODES[piece_type]}
@@ -228,6 +236,9 @@ def jkf_move(position, move: Move, previous: Optional[Move] = None) -> dict:
     last = previous if previous is not None else position.last_move
     if last is not None and last.to_square == to:
         obj["same"] = True
+    relative = "".join(_RELATIVE[c] for c in ki2_move(position, move) if c in _RELATIVE)
+    if relative:
+        obj["relative"] = relative
     return obj
 
 

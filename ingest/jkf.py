@@ -1,0 +1,535 @@
+"""Read JKF (JSON Kifu Format) records into ``GameRecord``s: headers, start, moves, comments, times,
+forks (variations) and the declared ending.
+
+Each move keeps its JKF move object as compact JSON (sorted keys) with ``notation="jkf"``; the
+replay reads it with ``core.notation.jkf.parse_jkf_move``. ``line`` is the line of the move's
+``"move"`` key (JSON has no lines of its own, but people read files with line numbers)::
+
+    >>> text = '''{"header": {"先手": "A", "後手": "B"},
+    ...  "moves": [{"comments": ["game comment"]},
+    ...   {"move": {"from": {"x": 7, "y": 7}, "to": {"x": 7, "y": 6}, "piece": "FU", "color": 0},
+    ...    "time": {"now": {"m": 0, "s": 12}, "total": {"h": 0, "m": 0, "s": 12}}},
+    ...   {"move": {"from": {"x": 3, "y": 3}, "to": {"x": 3, "y": 4}, "piece": "FU", "color": 1},
+    ...    "comments": ["a reply"],
+    ...    "forks": [[{"move": {"from": {"x": 8, "y": 3}, "to": {"x": 8, "y": 4}, "piece": "FU", "color": 1}},
+    ...               {"special": "TORYO"}]]},
+    ...   {"special": "CHUDAN"}]}'''
+    >>> [game] = read_jkf(text, source="demo.jkf")
+    >>> game.headers, game.comments, len(game.moves)
+    ({'先手': 'A', '後手': 'B'}, ['game comment'], 2)
+    >>> first = game.moves[0]
+    >>> first.text, first.line, first.notation, first.seconds, first.total_seconds
+    ('{"color":0,"from":{"x":7,"y":7},"piece":"FU","to":{"x":7,"y":6}}', 3, 'jkf', 12, 12)
+    >>> game.ending.word, game.ending.mover, game.ending.line
+    ('CHUDAN', 0, 9)
+    >>> [(v.start_ply, v.parent, len(v.moves), v.ending.word, v.ending.mover) for v in game.variations]
+    [(2, None, 1, 'TORYO', 0)]
+
+Bad input never raises: invalid JSON, or a document not shaped like JKF, gives a ``GameRecord`` with
+an error ``Finding`` saying where (line and column for JSON errors, a JKF path such as
+``moves[12].forks[0][3]`` for the rest) and what is wrong, keeping everything that could be read::
+
+    >>> [game] = read_jkf('{"header": {}, "moves": [{}, {"move": ')
+    >>> print(game.findings[0])
+    error unparsable_file (line 1): not valid JSON at line 1, column 39: Expecting value
+
+Several JSON documents in one file (concatenated, or one per line) are read as one game each.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Optional
+
+from core.handicap import EVEN, HANDICAPS, canonical_name, handicap_name
+from core.pieces import CSA_CODES, HAND_TYPES, USI_LETTERS, KING, BISHOP, ROOK, GOLD, SILVER
+from core.pieces import KNIGHT, LANCE, PAWN
+from core.position import Position, SfenError
+from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING)
+
+#: The ``special`` words JKF defines (CSA's ``%`` codes and a few more).
+SPECIALS = ("TORYO", "CHUDAN", "SENNICHITE", "TIME_UP", "ILLEGAL_MOVE", "+ILLEGAL_ACTION",
+            "-ILLEGAL_ACTION", "JISHOGI", "KACHI", "HIKIWAKE", "MATTA", "TSUMI", "FUZUMI", "ERROR")
+
+_TOP_KEYS = ("header", "initial", "moves")
+_ENTRY_KEYS = ("move", "special", "time", "comments", "forks")
+_CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
+_SFEN_HAND_ORDER = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
+_SPACE = re.compile(r"[\s\ufeff]*")
+_SNIFF = re.compile(r'"(?:header|moves|initial)"\s*:')
+_LOCATED_KEYS = re.compile(r'"(?:move|special)"\s*:')
+_DECODER = json.JSONDecoder()
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def looks_like_jkf(text: str) -> bool:
+    """True if ``text`` starts like a JKF document: a JSON object with a ``header``, ``moves`` or
+    ``initial`` key near its start. Cheap: nothing is parsed.
+
+    >>> looks_like_jkf('{"header": {}, "moves": [{}]}'), looks_like_jkf('[1, 2]')
+    (True, False)
+    >>> looks_like_jkf("手合割：平手"), looks_like_jkf('{"name": "not a record"}')
+    (False, False)
+    """
+    if not isinstance(text, str):
+        return False
+    head = text[:8192]
+    start = _SPACE.match(head).end()
+    return head[start:start + 1] == "{" and _SNIFF.search(head, start) is not None
+
+
+def read_jkf(text: str, source: str = "", encoding: str = "") -> list:
+    """The games of a JKF text, one ``GameRecord`` per JSON document; never raises.
+
+    >>> [game] = read_jkf('{"header": {}, "initial": {"preset": "KY"}, "moves": [{}]}')
+    >>> game.start_sfen, game.handicap, game.findings
+    ('lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1', '香落ち', [])
+    >>> [game] = read_jkf('[]')
+    >>> print(game.findings[0])
+    error unparsable_file (line 1): a JKF document is a JSON object with "header" and "moves", not an array
+    """
+    if not isinstance(text, str):
+        record = GameRecord(source, 0, "jkf", encoding)
+        record.add(ERROR, "unparsable_file", f"a JKF record must be text, not {type(text).__name__}")
+        return [record]
+    games = []
+    position = _SPACE.match(text).end()
+    while True:
+        if position >= len(text) and games:
+            return games
+        record = GameRecord(source, len(games), "jkf", encoding,
+                            first_line=text.count("\n", 0, position) + 1)
+        games.append(record)
+        try:
+            document, end = _DECODER.raw_decode(text, position)
+        except json.JSONDecodeError as error:
+            where = f"line {error.lineno}, column {error.colno}"
+            what = "no JSON document (the text is empty)" if not text.strip() else \
+                f"not valid JSON at {where}: {error.msg}"
+            record.add(ERROR, "unparsable_file", what, line=error.lineno,
+                       text=text[error.pos:error.pos + 40])
+            return games
+        except (ValueError, RecursionError) as error:  # e.g. a number with too many digits
+            record.add(ERROR, "unparsable_file", f"not readable as JSON: {error}",
+                       line=record.first_line)
+            return games
+        try:
+            _Reader(record, _key_lines(text, position, end, document)).read(document)
+        except RecursionError:
+            record.add(ERROR, "unparsable_file", "the document is nested too deeply to read",
+                       line=record.first_line)
+        except Exception as error:  # a safety net: one bad document must not stop the ingest
+            record.add(ERROR, "unparsable_file", f"could not read the document "
+                       f"({type(error).__name__}: {error})", line=record.first_line)
+        position = _SPACE.match(text, end).end()
+
+
+# ----- where things are -----------------------------------------------------------------------
+
+
+def _key_lines(text: str, start: int, end: int, document) -> dict:
+    """The line of every ``"move"`` and ``"special"`` key of ``document``, which is
+    ``text[start:end]``: ``{(id(owner object), key): line}``.
+
+    The keys are found in the text with a regular expression (a key's opening quote is never
+    escaped; a quote inside a string always is) and matched, in order, with the keys met walking
+    the document's move entries in text order (the order of a dict's keys). If the counts differ
+    (a duplicate key, or "move" somewhere JKF has none), no lines are given.
+    """
+    lines = []
+    line, previous = text.count("\n", 0, start) + 1, start
+    for match in _LOCATED_KEYS.finditer(text, start, end):
+        at = match.start()
+        slashes = 0
+        while text[at - 1 - slashes] == "\\":
+            slashes += 1
+        if slashes % 2:
+            continue  # inside a string: \"move\":
+        line += text.count("\n", previous, at)
+        previous = at
+        lines.append(line)
+    if not lines or not isinstance(document, dict):
+        return {}
+    order: list = []
+    try:
+        for key, value in document.items():
+            if key == "moves" and isinstance(value, list):
+                _entry_keys(value, order)
+            else:
+                _all_keys(document if key in ("move", "special") else None, key, value, order)
+    except RecursionError:
+        return {}
+    return dict(zip(order, lines)) if len(order) == len(lines) else {}
+
+
+def _entry_keys(entries: list, order: list) -> None:
+    """Append the ``(id, key)`` of each move entry's "move" and "special" key, forks included,
+    in text order; other values of an entry (times, comments) are not looked into."""
+    for entry in entries:
+        if not isinstance(entry, dict):
+            _all_keys(None, None, entry, order)
+            continue
+        for key, value in entry.items():
+            if key == "move" or key == "special":
+                order.append((id(entry), key))
+            elif key == "forks" and isinstance(value, list):
+                for fork in value:
+                    if isinstance(fork, list):
+                        _entry_keys(fork, order)
+
+
+def _all_keys(owner, key, value, order: list) -> None:
+    """Append every "move" and "special" key in ``value`` (and ``key`` itself, of ``owner``)."""
+    if owner is not None:
+        order.append((id(owner), key))
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _all_keys(value if k in ("move", "special") else None, k, v, order)
+    elif isinstance(value, list):
+        for v in value:
+            _all_keys(None, None, v, order)
+
+
+def _compact(value) -> str:
+    """JSON text of a value, as ``MoveRecord.text`` keeps a JKF move: compact, keys sorted."""
+    return _ENCODER.encode(value)
+
+
+def _number(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))
+
+
+class _BadStart(ValueError):
+    """``initial`` does not describe a position."""
+
+
+def _colour(value, where: str) -> int:
+    if value is True or value is False:  # the first JKF versions: true = Black (先手)
+        return 0 if value else 1
+    if value in (0, 1) and isinstance(value, int):
+        return value
+    raise _BadStart(f"{where} must be 0 (Black) or 1 (White), not {_compact(value)}")
+
+
+def _sfen_of_data(data) -> str:
+    """The SFEN of ``initial.data``: ``color`` to move, ``board[x-1][y-1]``, ``hands``."""
+    if not isinstance(data, dict):
+        raise _BadStart("initial.data must be an object with color, board and hands")
+    if "color" not in data:
+        raise _BadStart("initial.data has no 'color' (the side to move)")
+    side = "bw"[_colour(data["color"], "initial.data.color")]
+    board = data.get("board")
+    if board is None or board == {}:
+        board = [[{}] * 9 for _ in range(9)]
+    if not (isinstance(board, list) and len(board) == 9
+            and all(isinstance(column, list) and len(column) == 9 for column in board)):
+        raise _BadStart("initial.data.board must be 9 columns (x = 1..9) of 9 squares (y = 1..9)")
+    rows = []
+    for y in range(9):
+        row, empty = "", 0
+        for x in range(8, -1, -1):
+            cell = board[x][y]
+            where = f"initial.data.board[{x}][{y}] (square {x + 1}{y + 1})"
+            if not isinstance(cell, dict):
+                raise _BadStart(f"{where} must be an object like {{\"color\": 0, \"kind\": \"FU\"}}")
+            kind = cell.get("kind")
+            if kind is None:
+                empty += 1
+                continue
+            t = _CODE_TYPES.get(kind) if isinstance(kind, str) else None
+            if t is None:
+                raise _BadStart(f"{where}: unknown piece kind {_compact(kind)}")
+            colour = _colour(cell.get("color"), f"{where} color")
+            if empty:
+                row, empty = row + str(empty), 0
+            letter = USI_LETTERS[t - 8 if t > KING else t]
+            row += ("+" if t > KING else "") + (letter if colour == 0 else letter.lower())
+        rows.append(row + (str(empty) if empty else ""))
+    hands = data.get("hands")
+    if hands is None:
+        hands = [{}, {}]
+    if not (isinstance(hands, list) and len(hands) == 2 and all(isinstance(h, dict) for h in hands)):
+        raise _BadStart("initial.data.hands must be two objects (Black's, White's) of piece counts")
+    hand_text = ""
+    for colour, hand in enumerate(hands):
+        for code, count in hand.items():
+            t = _CODE_TYPES.get(code)
+            if t not in HAND_TYPES:
+                raise _BadStart(f"initial.data.hands[{colour}]: {code!r} cannot be held in hand")
+            if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 18:
+                raise _BadStart(f"initial.data.hands[{colour}].{code}: {_compact(count)} "
+                                "is not a count of pieces")
+        for t in _SFEN_HAND_ORDER:
+            count = hand.get(CSA_CODES[t], 0)
+            if count:
+                letter = USI_LETTERS[t] if colour == 0 else USI_LETTERS[t].lower()
+                hand_text += (str(count) if count > 1 else "") + letter
+    return f"{'/'.join(rows)} {side} {hand_text or '-'} 1"
+
+
+# ----- reading a document ----------------------------------------------------------------------
+
+
+class _Reader:
+    """Reads one parsed JKF document into ``record``; ``lines`` locates move and special keys."""
+
+    def __init__(self, record: GameRecord, lines: dict):
+        self.record = record
+        self.lines = lines
+        self.first_colour = 0
+        self.unknown: dict = {}  # unknown entry key -> (count, first path, first line)
+
+    def line(self, owner, key: str) -> Optional[int]:
+        return self.lines.get((id(owner), key))
+
+    def read(self, document) -> None:
+        record = self.record
+        if not isinstance(document, dict):
+            kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
+                type(document), "a number")
+            record.add(ERROR, "unparsable_file", 'a JKF document is a JSON object with "header" '
+                       f'and "moves", not {kind}', line=record.first_line)
+            return
+        extra = [key for key in document if key not in _TOP_KEYS]
+        if extra:
+            record.add(WARNING, "unknown_key", "keys JKF does not define, ignored: " +
+                       ", ".join(f"{key} = {_compact(document[key])[:60]}" for key in extra),
+                       line=record.first_line)
+        self.read_header(document.get("header"))
+        self.read_initial(document.get("initial"))
+        moves = document.get("moves")
+        if "moves" not in document:
+            record.add(ERROR, "unparsable_file", 'the document has no "moves" list: not a JKF '
+                       "record (or an empty one)", line=record.first_line)
+            return
+        if not isinstance(moves, list):
+            record.add(ERROR, "unparsable_file", f'"moves" must be a list, not {_compact(moves)[:60]}',
+                       line=record.first_line)
+            return
+        entries = moves
+        if moves:
+            first = moves[0]
+            if isinstance(first, dict) and (first.get("move") is not None
+                                            or first.get("special") is not None):
+                record.add(WARNING, "first_entry_is_move", "moves[0] holds a move or special, "
+                           "though JKF keeps moves[0] for comments on the start position: "
+                           "read as ply 1", line=self.line(first, "move") or record.first_line)
+            else:
+                entries = moves[1:]
+                self.read_start_entry(first)
+        record.ending = self.read_line(entries, 1, record.moves, None, "moves",
+                                       len(moves) - len(entries))
+        for key, (count, path, line) in self.unknown.items():
+            record.add(WARNING, "unknown_key", f"{count} move entr{'ies' if count > 1 else 'y'} "
+                       f"hold the key {key!r}, which JKF does not define (first at {path}): ignored",
+                       line=line)
+
+    def read_header(self, header) -> None:
+        record = self.record
+        if header is None:
+            return
+        if not isinstance(header, dict):
+            record.add(ERROR, "unparsable_file", f'"header" must be an object of texts, not '
+                       f"{_compact(header)[:60]}: ignored", line=record.first_line)
+            return
+        for key, value in header.items():
+            if not isinstance(value, str):
+                record.add(WARNING, "header_not_text", f"header {key!r} is {_compact(value)[:60]}, "
+                           "not text: kept as its JSON text", line=record.first_line)
+                value = _compact(value)
+            record.headers[key] = value
+
+    def read_initial(self, initial) -> None:
+        record = self.record
+        if initial is None:
+            return
+        try:
+            if not isinstance(initial, dict):
+                raise _BadStart(f'"initial" must be an object with "preset", not '
+                                f"{_compact(initial)[:60]}")
+            preset, data = initial.get("preset"), initial.get("data")
+            if preset == "OTHER" or (preset is None and data is not None):
+                sfen = _sfen_of_data(data)
+                record.start_sfen = sfen
+                name = handicap_name(sfen)
+                record.handicap = None if name == EVEN else name
+                Position.from_sfen(sfen)  # reports what is wrong with the position
+            elif preset is None:
+                record.add(WARNING, "bad_start_position", '"initial" has no "preset": the even '
+                           "start is assumed", line=record.first_line)
+            else:
+                if not isinstance(preset, str):
+                    raise _BadStart(f"unknown preset {_compact(preset)[:40]}")
+                try:
+                    name = canonical_name(preset)
+                except KeyError:
+                    raise _BadStart(f"unknown preset {preset!r}; JKF's are HIRATE, KY, KY_R, KA, "
+                                    "HI, HIKY, 2, 3, 4, 5, 5_L, 6, 7_L, 7_R, 8, 10 and OTHER") from None
+                record.start_sfen = HANDICAPS[name]
+                record.handicap = None if name == EVEN else name
+                if data is not None:
+                    self.compare_data(preset, data)
+        except (_BadStart, SfenError) as error:
+            if isinstance(error, _BadStart):
+                record.start_sfen = ""  # no start position: the replay reports it, plays nothing
+            record.add(ERROR, "bad_start_position", f"initial: {error}", line=record.first_line)
+
+    def compare_data(self, preset: str, data) -> None:
+        try:
+            sfen = _sfen_of_data(data)
+        except _BadStart as error:
+            message = f"initial.data is not a position ({error})"
+        else:
+            if sfen.split()[:3] == self.record.start_sfen.split()[:3]:
+                return
+            message = f"initial.data ({sfen}) is not the position of the preset"
+        self.record.add(WARNING, "start_position_mismatch", f"{message}; the preset {preset!r} "
+                        "is used", line=self.record.first_line)
+
+    def read_start_entry(self, entry) -> None:
+        record = self.record
+        if not isinstance(entry, dict):
+            record.add(WARNING, "unparsable_move", f"moves[0] should be an object (comments on the "
+                       f"start position), not {_compact(entry)[:60]}: ignored",
+                       line=record.first_line)
+            return
+        record.comments.extend(self.comments(entry, "moves[0]"))
+        if entry.get("comment") is not None:  # the schema's spelling for moves[0]
+            record.comments.extend(self.comments(entry, "moves[0]", "comment"))
+        extra = [key for key in entry if key not in ("comments", "comment")]
+        if extra:
+            record.add(WARNING, "unknown_key", f"moves[0] (the start position) holds "
+                       f"{', '.join(extra)}: ignored", line=record.first_line)
+
+    def comments(self, entry: dict, path: str, key: str = "comments") -> list:
+        value = entry.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return value.split("\n")
+        if not isinstance(value, list):
+            self.record.add(WARNING, "bad_comment", f"{path}.{key} is not a list of texts: "
+                            "kept as its JSON text", text=_compact(value)[:60])
+            return [_compact(value)]
+        out = []
+        for item in value:
+            if not isinstance(item, str):
+                self.record.add(WARNING, "bad_comment", f"{path}.{key} holds "
+                                f"{_compact(item)[:40]}, not text: kept as its JSON text")
+                item = _compact(item)
+            out.append(item)
+        return out
+
+    def time(self, entry: dict, path: str, ply: int, line) -> tuple:
+        value = entry.get("time")
+        if value is None:
+            return None, None
+        spent = total = None
+        if isinstance(value, dict):
+            spent, total = _seconds(value.get("now")), _seconds(value.get("total"))
+        if spent is None or total is None:
+            good = ", ".join(k for k, v in (("now", spent), ("total", total)) if v is not None)
+            self.record.add(WARNING, "bad_time", f"{path}.time is not "
+                            '{"now": {"m", "s"}, "total": {"h", "m", "s"}}'
+                            + (f" (kept: {good})" if good else ""), line=line, ply=ply,
+                            text=_compact(value)[:80])
+        return spent, total
+
+    def read_line(self, entries: list, first_ply: int, moves: list, parent: Optional[int],
+                  path: str, first_index: int) -> Optional[DeclaredEnding]:
+        """Read ``entries`` (a line whose first entry is ply ``first_ply``) into ``moves``;
+        forks become variations; return the line's declared ending."""
+        record = self.record
+        ending = None
+        ply = first_ply  # the ply the next move of this line is
+        start_colour = 0 if record.start_sfen.split()[1:2] != ["w"] else 1
+        for index, entry in enumerate(entries, start=first_index):
+            where = f"{path}[{index}]"
+            if not isinstance(entry, dict):
+                record.add(ERROR, "unparsable_move", f"{where} should be a move entry (an object "
+                           f"with move, special, time, comments, forks), not {_compact(entry)[:60]}",
+                           ply=ply, text=_compact(entry)[:80])
+                moves.append(MoveRecord(_compact(entry), None, "jkf"))  # the replay stops here
+                ply += 1
+                continue
+            for key in entry:
+                if key not in _ENTRY_KEYS:
+                    count, first, line = self.unknown.get(key, (0, where, None))
+                    if not count:
+                        line = self.line(entry, "move") or self.line(entry, "special")
+                    self.unknown[key] = (count + 1, first, line)
+            move, special = entry.get("move"), entry.get("special")
+            fork_ply = ply
+            comments = self.comments(entry, where)
+            if move is not None:
+                line = self.line(entry, "move")
+                if ending is not None:
+                    record.add(WARNING, "move_after_ending", f"{where}: a move after the ending "
+                               f"{ending.word!r}", line=line, ply=ply)
+                if not isinstance(move, dict):
+                    record.add(ERROR, "unparsable_move", f"{where}.move should be an object with "
+                               f"from, to and piece, not {_compact(move)[:60]}", line=line, ply=ply,
+                               text=_compact(move)[:80])
+                spent, total = self.time(entry, where, ply, line)
+                moves.append(MoveRecord(_compact(move), line, "jkf", spent, total, comments))
+                ply += 1
+            if special is not None:
+                line = self.line(entry, "special")
+                word = special if isinstance(special, str) else _compact(special)
+                if word not in SPECIALS:
+                    record.add(WARNING, "unknown_special", f"{where}.special {word!r} is not one "
+                               f"of JKF's ({', '.join(SPECIALS)}): kept as written", line=line,
+                               ply=ply)
+                spent = None if move is not None else self.time(entry, where, ply, line)[0]
+                if ending is not None:
+                    record.add(WARNING, "second_ending", f"{where}: a second ending {word!r} "
+                               f"after {ending.word!r}: the first is kept", line=line, ply=ply)
+                else:
+                    ending = DeclaredEnding(word, line, start_colour ^ ((ply - 1) & 1), spent)
+            if move is None:
+                if special is None:
+                    record.add(WARNING, "empty_entry", f"{where} holds no move and no special"
+                               + (": its comments go with the move before" if comments else ""),
+                               ply=ply)
+                if comments:
+                    (moves[-1].comments if moves else record.comments).extend(comments)
+            forks = entry.get("forks")
+            if forks is not None:
+                self.read_forks(forks, fork_ply, parent, where)
+        return ending
+
+    def read_forks(self, forks, ply: int, parent: Optional[int], where: str) -> None:
+        record = self.record
+        if not isinstance(forks, list):
+            record.add(WARNING, "bad_fork", f"{where}.forks should be a list of move lists, not "
+                       f"{_compact(forks)[:60]}: ignored", ply=ply)
+            return
+        for number, fork in enumerate(forks):
+            path = f"{where}.forks[{number}]"
+            if not isinstance(fork, list) or not fork:
+                record.add(WARNING, "bad_fork", f"{path} should be a non-empty list of move "
+                           f"entries, not {_compact(fork)[:60]}: ignored", ply=ply)
+                continue
+            first = fork[0]
+            line = (self.line(first, "move") or self.line(first, "special")
+                    if isinstance(first, dict) else None)
+            variation = Variation(ply, [], parent, line)
+            record.variations.append(variation)
+            index = len(record.variations) - 1
+            variation.ending = self.read_line(fork, ply, variation.moves, index, path, 0)
+
+
+def _seconds(value) -> Optional[float]:
+    """Seconds of a JKF time ``{"h": …, "m": …, "s": …}`` (``h`` optional), or None."""
+    if not isinstance(value, dict) or not _number(value.get("m")) or not _number(value.get("s")):
+        return None
+    hours = value.get("h")
+    if hours is not None and not _number(hours):
+        return None
+    return (hours or 0) * 3600 + value["m"] * 60 + value["s"]
+
+
+__all__ = ["read_jkf", "looks_like_jkf", "SPECIALS"]
