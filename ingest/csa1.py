@@ -1,0 +1,189 @@
+"""Read the one-line "csa1" (2chkifu) format: two lines a game, a header and all its moves.
+
+The header line is ``<no> <date> <black> <white> <result> <plies> <event> <opening>`` (result
+``0`` draw, ``1`` Black won, ``2`` White won); the next line is every move as a 6-character CSA
+token without a sign, all run together. Every game starts from the even position::
+
+    >>> text = "1 2003/09/08 Habu Tanigawa 2 3 王位戦 その他の戦型\\n7776FU3334FU2726FU\\n"
+    >>> [game] = read_csa1(text, source="2chkifu.csa1")
+    >>> game.headers["black"], game.headers["result"], [m.text for m in game.moves]
+    ('Habu', '2', ['7776FU', '3334FU', '2726FU'])
+    >>> game.moves[0].line, game.moves[0].notation, game.format
+    (2, 'csa', 'csa1')
+
+Names may contain spaces (apery's ``kifu.csa1`` has ``the end of genesis T.N.K.evolution turbo
+type D``). The fields around the names are fixed, so the words between the date and the result
+are the two names; when there are more than two words, the split is settled by names that the
+same file spells unambiguously elsewhere. A header that cannot be split keeps the words in
+header ``players`` and gets an ``ambiguous_players`` finding. Header keys: ``no``, ``date`` (apery
+writes a file name there), ``black``, ``white``, ``result``, ``plies``, ``event``, ``opening``.
+"""
+
+from __future__ import annotations
+
+from core.pieces import CSA_CODES
+from ingest.record import GameRecord, MoveRecord, ERROR, WARNING
+
+__all__ = ["read_csa1", "looks_like_csa1"]
+
+_PIECE_CODES = frozenset(code for code in CSA_CODES if code)
+_MAX_TEXT = 200
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _quote(text: str) -> str:
+    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "…"
+
+
+def _is_move_line(line: str) -> bool:
+    """True if ``line`` begins like a run of unsigned CSA moves (``7776FU3334FU…``)."""
+    return len(line) >= 6 and " " not in line and _digits(line[:4]) and line[4:6] in _PIECE_CODES
+
+
+def _is_header(line: str) -> bool:
+    fields = line.split()
+    return len(fields) >= 2 and _digits(fields[0])
+
+
+def read_csa1(text: str, source: str = "", encoding: str = "") -> list:
+    """The games of a csa1 text; never raises. A text with no game gives one record with a
+    ``no_game`` finding."""
+    try:
+        return _read(text, source, encoding)
+    except Exception as error:  # a safety net: reading must never stop a whole ingest
+        record = GameRecord(source=source, index=0, format="csa1", encoding=encoding)
+        record.add(ERROR, "reader_error", f"the csa1 reader failed: {type(error).__name__}: {error}")
+        return [record]
+
+
+def _read(text: str, source: str, encoding: str) -> list:
+    if not isinstance(text, str):
+        record = GameRecord(source=source, index=0, format="csa1", encoding=encoding)
+        record.add(ERROR, "no_game", f"expected decoded text, not {type(text).__name__}")
+        return [record]
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    games: list = []
+    known: set = set()  # player names read from headers with exactly two name words
+    pending: list = []  # (record, name words, line number, line) of the other headers
+    game = None
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        if _is_move_line(line):
+            if game is None or game.moves:
+                what = "no header line before it" if game is None else "a second move line"
+                game = _new_game(games, source, encoding, number)
+                game.add(WARNING, "unparsable_line", f"a csa1 move line with {what}; read as a "
+                         f"game of its own", line=number, text=_quote(line))
+            _moves(game, line, number)
+            continue
+        if not _is_header(line):
+            if game is None:
+                game = _new_game(games, source, encoding, number)
+            game.add(WARNING, "unparsable_line", "neither a csa1 header (<no> <date> <black> "
+                     "<white> <result> <plies> <event> <opening>) nor a line of moves "
+                     "(7776FU3334FU...)", line=number, text=_quote(line))
+            continue
+        game = _new_game(games, source, encoding, number)
+        words = line.split()
+        if len(words) < 8:
+            game.headers["header"] = line
+            game.add(WARNING, "unparsable_line", "a csa1 header needs at least 8 fields: "
+                     "<no> <date> <black> <white> <result> <plies> <event> <opening>",
+                     line=number, text=_quote(line))
+            continue
+        game.headers.update(no=words[0], date=words[1], result=words[-4], plies=words[-3],
+                            event=words[-2], opening=words[-1])
+        if words[-4] not in ("0", "1", "2"):
+            game.add(WARNING, "unparsable_line", f"result {words[-4]!r} is not 0 (draw), "
+                     "1 (Black won) or 2 (White won)", line=number, text=_quote(line))
+        names = words[2:-4]
+        if len(names) == 2:
+            game.headers["black"], game.headers["white"] = names
+            known.update(names)
+        else:
+            pending.append((game, names, number, line))
+    _split_names(pending, known)
+    for game in games:
+        plies = game.headers.get("plies")
+        if plies is not None and _digits(plies) and int(plies) != len(game.moves):
+            game.add(WARNING, "move_count_mismatch", f"the header says {plies} plies, the move "
+                     f"line has {len(game.moves)}", line=game.first_line)
+    if not games:
+        record = GameRecord(source=source, index=0, format="csa1", encoding=encoding)
+        record.add(ERROR, "no_game", "no csa1 game in the text")
+        games.append(record)
+    return games
+
+
+def _new_game(games: list, source: str, encoding: str, number: int) -> GameRecord:
+    game = GameRecord(source=source, index=len(games), format="csa1", encoding=encoding,
+                      first_line=number)
+    games.append(game)
+    return game
+
+
+def _moves(game: GameRecord, line: str, number: int) -> None:
+    moves = game.moves
+    end = len(line) - len(line) % 6
+    bad = []
+    for i in range(0, end, 6):
+        token = line[i:i + 6]
+        if not (_digits(token[:4]) and token[4:] in _PIECE_CODES):
+            bad.append(f"{token!r} at column {i + 1}")
+        moves.append(MoveRecord(token, line=number, notation="csa"))
+    if bad:
+        game.add(ERROR, "unparsable_line", f"not CSA moves (kept as moves so the replay reports "
+                 f"them at their plies): {', '.join(bad[:5])}" + (" …" if len(bad) > 5 else ""),
+                 line=number, text=_quote(line))
+    if end != len(line):
+        game.add(ERROR, "unparsable_line", f"the move line ends with {line[end:]!r}, shorter "
+                 f"than a 6-character move", line=number, text=_quote(line[end:]))
+
+
+def _split_names(pending: list, known: set) -> None:
+    """Split the name words of headers with other than two, using names the file spells
+    unambiguously: a cut is taken when it is the only one with a known name on either side."""
+    settled = set()
+    progress = True
+    while progress:
+        progress = False
+        for k, (game, names, _, _) in enumerate(pending):
+            if k in settled:
+                continue
+            splits = []
+            for cut in range(1, len(names)):
+                left, right = " ".join(names[:cut]), " ".join(names[cut:])
+                if left in known or right in known:
+                    splits.append((left, right))
+            if len(splits) == 1:
+                game.headers["black"], game.headers["white"] = splits[0]
+                known.update(splits[0])
+                settled.add(k)
+                progress = True
+    for k, (game, names, number, line) in enumerate(pending):
+        if k not in settled:
+            game.headers["players"] = " ".join(names)
+            game.add(WARNING, "ambiguous_players", f"cannot tell where Black's name ends in "
+                     f"{' '.join(names)!r}; the words are kept in header 'players'",
+                     line=number, text=_quote(line))
+
+
+def looks_like_csa1(text: str) -> bool:
+    """True if the text opens with a csa1 header line followed by a line of unsigned moves.
+
+    >>> looks_like_csa1("1 2003/09/08 a b 2 2 e o\\n7776FU3334FU\\n"), looks_like_csa1("PI\\n+\\n")
+    (True, False)
+    """
+    if not isinstance(text, str):
+        return False
+    lines = [line.strip() for line in text[:65536].lstrip("\ufeff").split("\n", 80) if line.strip()]
+    return (len(lines) >= 2 and _is_header(lines[0]) and len(lines[0].split()) >= 8
+            and _is_move_line(lines[1]))
