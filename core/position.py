@@ -309,6 +309,34 @@ class Position:
             self._in_check = ksq is not None and self.attacked(ksq, self.turn ^ 1)
         return self._in_check
 
+    def irregularities(self) -> list:
+        """Ways the position breaks the rules as it stands, as ``IllegalMove`` reasons: two
+        unpromoted pawns of one side on a file (``nifu``), a piece that could never move
+        (``dead_piece``), or the side not to move in check (``king_capturable``). Empty for any
+        position reached by legal play.
+
+        >>> Position.from_sfen("4k4/9/9/9/9/4P4/4P4/9/4K4 b - 1").irregularities()[0].code
+        'nifu'
+        """
+        found = []
+        b = self.board
+        for colour in (BLACK, WHITE):
+            pawn = PAWN + 16 * colour
+            for f in range(9):
+                pawns = [s for s in FILE_SQUARES[f] if b[s] == pawn]
+                if len(pawns) > 1:
+                    found.append(IllegalMove("nifu", f"{COLOUR_NAMES[colour]} has {len(pawns)} "
+                                             f"unpromoted pawns on file {f + 1}"))
+        for s, code in enumerate(b):
+            if code and _DEAD[code >> 4][code & 15][s]:
+                found.append(IllegalMove("dead_piece", f"the {COLOUR_NAMES[code >> 4]} "
+                                         f"{_NAMES[code & 15]} on {square_name(s)} can never move"))
+        other = self.turn ^ 1
+        if self.king_squares[other] is not None and self.attacked(self.king_squares[other], self.turn):
+            found.append(IllegalMove("king_capturable", f"{COLOUR_NAMES[other]}'s king is in check "
+                                     f"although {COLOUR_NAMES[self.turn]} is to move"))
+        return found
+
     def is_checkmate(self) -> bool:
         """True if the side to move is in check and has no legal move."""
         return self.is_check() and not self.has_legal_move()

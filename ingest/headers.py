@@ -25,8 +25,8 @@ _DATE = re.compile(r"(\d{4})\s*[/\-年.]\s*(\d{1,2})\s*[/\-月.]\s*(\d{1,2})")
 
 #: normalized field -> header keys that give it, first match wins (KIF/KI2/JKF, then CSA).
 FIELDS = {
-    "event": ("棋戦", "表題", "$EVENT"),
-    "start_date": ("開始日時", "対局日", "$START_TIME"),
+    "event": ("棋戦", "表題", "$EVENT", "event"),
+    "start_date": ("開始日時", "対局日", "$START_TIME", "date"),
     "end_date": ("終了日時", "$END_TIME"),
     "black": ("先手", "下手", "N+", "black"),
     "white": ("後手", "上手", "N-", "white"),

@@ -26,7 +26,7 @@ from typing import Optional
 
 from core.game import Game
 from core.move import Move
-from core.position import SfenError
+from core.position import Position, SfenError
 from ingest.headers import normalize_headers
 from ingest.record import ERROR, WARNING, INFO, Finding, GameRecord
 from ingest.result import settle
@@ -158,6 +158,11 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     main = replay_line(record.start_sfen, record.moves)
     findings = list(record.findings) + main.findings
     game = main.game
+    if game is not None:
+        start = Position.from_sfen(game.start_sfen)
+        findings[:0] = [Finding(WARNING, "irregular_start_position", f"the start position breaks "
+                                f"the rules: {reason.message}", record.first_line, 0, reason.code)
+                        for reason in start.irregularities()]
     if game is None:
         return ValidatedGame(record, normalize_headers(record.headers), record.start_sfen, 0, [], [],
                              main.first_illegal_ply, main.illegal_code, None, "none", "unknown",
