@@ -25,6 +25,7 @@ from ingest.record import ERROR, WARNING, INFO, Finding
 _MEANINGS = {
     "TORYO": ("resign", "mover_loses"), "投了": ("resign", "mover_loses"),
     "TSUMI": ("checkmate", "mover_loses"), "詰み": ("checkmate", "mover_loses"),
+    "詰": ("checkmate", "mover_loses"),
     "TIME_UP": ("time", "mover_loses"), "切れ負け": ("time", "mover_loses"),
     "時間切れ": ("time", "mover_loses"),
     "ILLEGAL_MOVE": ("illegal_move", "mover_loses"), "反則負け": ("illegal_move", "mover_loses"),
@@ -75,7 +76,7 @@ def settle(declared, game, replay_complete: bool):
         winner = "draw" if rules.winner is None else _COLOUR[rules.winner]
         return winner, rules.reason, findings
     reason, who = ending_meaning(declared.word)
-    mover = game.position.turn if replay_complete else declared.mover
+    mover = declared.mover if declared.mover is not None else game.position.turn
     winner = _winner(who, mover)
     where = dict(line=declared.line, ply=game.ply, text=declared.word)
     if not replay_complete:
@@ -94,7 +95,8 @@ def settle(declared, game, replay_complete: bool):
         if not verdict.valid:
             findings.append(Finding(ERROR, "result_mismatch", "the record claims a win by "
                                     f"declaration, but {verdict.message}", **where))
-    elif rules is not None and rules.reason == "checkmate" and reason not in ("resign", "time"):
+    elif rules is not None and rules.reason == "checkmate" \
+            and reason not in ("checkmate", "resign", "time"):
         findings.append(Finding(INFO, "result_mismatch", f"the final position is checkmate, but "
                                 f"the record ends with {declared.word}", **where))
     if rules is not None and rules.reason in ("sennichite", "perpetual_check") \

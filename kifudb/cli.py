@@ -1,6 +1,7 @@
 """The ``kifudb`` command: one subcommand per job.
 
-    kifudb replay data/samples/games.usi      # replay games, report moves, final position, verdict
+    kifudb validate records/ --format html -o report.html   # read, replay and report on every game
+    kifudb replay data/samples/games.usi      # replay USI game lines, report moves, final position, verdict
     kifudb perft 4                             # count the legal move tree
     kifudb moves "sfen …" -n ki2               # the legal moves of a position, in any notation
     kifudb key "sfen …"                        # the 64-bit position key
@@ -60,6 +61,42 @@ def replay(paths, quiet: bool) -> None:
     elapsed = time.perf_counter() - started
     click.echo(f"{games} games, {moves} moves replayed, {games - illegal} fully legal, "
                f"{illegal} with an illegal move ({elapsed:.2f} s)")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl", "csv", "html"]),
+              default="text", show_default=True, help="Report format.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              help="Write the report to this file instead of standard output.")
+@click.option("--positions", is_flag=True, help="Add the SFEN of every main-line position (json/jsonl).")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Worker processes.")
+@click.option("--strict", is_flag=True, help="Exit with status 1 if any game has an error.")
+def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool) -> None:
+    """Read every game of PATHS (files, folders, globs), replay it and report what is wrong."""
+    from ingest.read import record_files
+    from kifudb.validate import render, validate_files
+
+    files = list(record_files(paths))
+    stream = output.open("w", encoding="utf-8", newline="") if output else click.get_text_stream("stdout")
+    rows, errors = [], False
+    try:
+        for file_rows in validate_files(files, jobs, positions, progress=sys.stderr.isatty()):
+            errors = errors or any(f["severity"] == "error" for r in file_rows for f in r["findings"])
+            if fmt == "jsonl":
+                stream.write(render(file_rows, "jsonl"))
+            else:
+                rows.extend(file_rows)
+        if fmt != "jsonl":
+            stream.write(render(rows, fmt))
+    finally:
+        if output:
+            stream.close()
+    if output:
+        click.echo(f"report written to {output}", err=True)
+    if strict and errors:
+        sys.exit(1)
 
 
 @main.command()

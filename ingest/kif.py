@@ -1,0 +1,804 @@
+"""Read KIF / KIFU records (柿木形式, one numbered move a line) into ``GameRecord``s, never raising.
+
+The reader only knows the layout: headers, the start position (手合割 or a board diagram), move
+texts with their line numbers and times, comments, bookmarks, variations and the declared ending.
+What a move means is the replay's question (``core.notation.kif.parse_kif_move``), so each move is
+kept as written, without its number, time and branch mark::
+
+    >>> text = '''#KIF version=2.0 encoding=UTF-8
+    ... 開始日時：2014/10/16 03:21:41
+    ... 手合割：平手
+    ... 先手：sente
+    ... 手数----指手---------消費時間--
+    ... *before the first move
+    ...    1 ７六歩(77)   ( 0:02/00:00:02)+
+    ... *after the first move
+    ... &bookmark
+    ...    2 ３四歩(33)   ( 1:02:03/01:02:03)
+    ...    3 投了         ( 0:05/00:00:07)
+    ... まで2手で後手の勝ち
+    ...
+    ... 変化：1手
+    ...    1 ２六歩(27)   ( 0:01/00:00:01)
+    ...    2 中断         ( 0:00/00:00:00)
+    ... '''
+    >>> [game] = read_kif(text, source="demo.kif", encoding="utf-8")
+    >>> list(game.headers)
+    ['#KIF', '開始日時', '手合割', '先手']
+    >>> [(m.text, m.line, m.seconds, m.total_seconds) for m in game.moves]
+    [('７六歩(77)', 7, 2, 2), ('３四歩(33)', 10, 3723, 3723)]
+    >>> game.comments, game.moves[0].comments, game.moves[0].bookmark
+    (['before the first move'], ['after the first move'], 'bookmark')
+    >>> game.ending
+    DeclaredEnding(word='投了', line=11, mover=0, seconds=5, summary='まで2手で後手の勝ち')
+    >>> v = game.variations[0]
+    >>> v.start_ply, v.parent, v.line, [m.text for m in v.moves], v.ending.word
+    (1, None, 14, ['２六歩(27)'], '中断')
+    >>> game.findings
+    []
+
+Nothing is dropped without a word: a line the reader cannot place becomes a ``Finding``
+(``unparsable_line``), a wrong move number a ``move_number_mismatch``, and reading goes on::
+
+    >>> [game] = read_kif("1 ７六歩(77)\\nhello world\\n3 ３四歩(33)\\n")
+    >>> [(f.code, f.line, f.ply) for f in game.findings]
+    [('unparsable_line', 2, None), ('move_number_mismatch', 3, 2)]
+    >>> len(game.moves)
+    2
+
+Layout decisions (where the format leaves room):
+
+* Headers (``key：value``, full- or half-width colon) keep key and value as written (without
+  surrounding blanks), in order; a key written twice with another value keeps the first
+  (``duplicate_header``). ``#KIF version=…`` is kept as header ``#KIF``; other ``#`` lines are
+  skipped, as the format says.
+* 手合割 gives the start position (``core.handicap``); a board diagram (``ingest.bod``) overrides
+  it (Kifu for Windows writes 平手 above tsume diagrams). ``GameRecord.handicap`` is the KIF name
+  of the start position when it is a standard handicap, else None. A diagram's ``手数＝N …``
+  line (the position after move N) sets the SFEN move number and is kept as header ``手数＝``.
+* ``*`` lines are comments of the move before them (before the first move: ``GameRecord.comments``;
+  ``**`` engine lines keep one ``*``). ``&`` lines are the bookmark of the move before them; a
+  bookmark on the start position goes to ``GameRecord.comments`` as written (``&…``), with an
+  ``info`` finding, as ``GameRecord`` has no field for it.
+* A terminal word (投了, 中断, 詰み …) on a numbered line is the ``DeclaredEnding`` of its line (the
+  main line or a variation); ``mover`` is the side to move then. A ``まで…`` line is its
+  ``summary``, or makes the ending when there was no terminal word (``ending_from_summary``).
+* ``変化：N手`` starts a ``Variation`` whose first move replaces ply N of the most recent line that
+  marked ply N with ``+`` (Kifu for Windows writes a branch's alternatives depth first, each line's
+  branches from the last ply back); files without ``+`` marks (Shogidokoro) use the most recent
+  line that has a move N.
+* Several games one after another: ``#KIF``, the ``手数----`` line, a diagram, or a header that
+  starts a record (開始日時, 手合割, 先手 … ``GAME_START_KEYS``) after the moves of a game starts
+  the next game; a trailing block of such headers with no moves is merged back into the game
+  before it, and any other header after the moves stays with its game (``header_after_moves``).
+* KI2 lines (``▲７六歩 △３四歩``) in a KIF file are read as KI2 moves (and KIF lines in a KI2
+  file as KIF moves), with one ``mixed_notation`` finding; ``ingest.ki2`` shares this engine.
+
+Finding codes: ``unparsable_line``, ``move_number_mismatch``, ``bad_time``, ``duplicate_header``,
+``unknown_handicap``, ``bad_start_position`` (and ``assumed_side_to_move``, from ``ingest.bod``),
+``unknown_ending``, ``duplicate_ending``, ``moves_after_ending``, ``move_count_mismatch`` (a
+``まで N手`` that is not the number of moves), ``bad_variation``, ``empty_variation``,
+``missing_branch_mark``, ``duplicate_bookmark``, ``bookmark_at_start``, ``comment_placement``,
+``header_after_moves``, ``mixed_notation``, ``no_game`` and ``reader_error`` (a safety net).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
+from core.pieces import BLACK, WHITE
+from core.position import STARTING_SFEN
+from ingest.bod import BoardDiagram, is_bod_line
+from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING,
+                           INFO)
+
+__all__ = ["read_kif", "looks_like_kif", "TERMINAL_WORDS", "ending_from_summary", "read_lines"]
+
+#: Words that end a line of play when written in place of a move.
+TERMINAL_WORDS = frozenset({
+    "投了", "中断", "千日手", "持将棋", "切れ負け", "時間切れ", "反則勝ち", "反則負け", "入玉勝ち",
+    "宣言勝ち", "詰み", "詰", "不詰", "封じ手", "引き分け", "最大手数", "不戦勝", "不戦敗",
+})
+#: Characters a move text may start with (a destination, 同, or a KI2 mark).
+_MOVE_START = frozenset("123456789１２３４５６７８９一二三四五六七八九同仝▲△☗☖▼▽")
+KI2_MARKS = "▲△☗☖▼▽"
+_KI2_START = frozenset(KI2_MARKS)
+_MAX_TEXT = 200
+_SPACES = " \u3000\t"
+
+# number, move text (an optional 同 and its blanks, then no blank or "(" except in the
+# from-square), optional "(this move / total)" time as [h:]m:s, optional "+". Lines that start
+# with a number but do not fit are read by ``_loose_kif_line``.
+_KIF_LINE = re.compile(
+    r" *([0-9]+)[ \t]+((?:[同仝][ \u3000]*)?[^\s(]+(?:\([^)]*\))?)"
+    r"[ \t\u3000]*(?:\( *(?:([0-9]+):)?([0-9]+):([0-9]+(?:\.[0-9]+)?) */"
+    r" *(?:([0-9]+):)?([0-9]+):([0-9]+(?:\.[0-9]+)?) *\))?"
+    r"[ \t\u3000]*(\+)?\s*\Z")
+_KI2_MOVES = re.compile(rf"[{KI2_MARKS}][^{KI2_MARKS}]*")
+_FULL_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+_SIDES = (("先手", BLACK), ("下手", BLACK), ("後手", WHITE), ("上手", WHITE))
+
+
+def _quote(text: str) -> str:
+    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "…"
+
+
+def _number(text: str):
+    """A time field: int when whole, else float."""
+    if "." in text:
+        value = float(text)
+        return int(value) if value.is_integer() else value
+    return int(text)
+
+
+def _clock(text: str):
+    """Seconds of ``[h:]m:s`` (any number of colon-separated fields), or None."""
+    total = 0
+    fields = text.strip().split(":")
+    if not 1 < len(fields) <= 4:
+        return None
+    for field in fields:
+        field = field.strip()
+        if not field or not field.replace(".", "", 1).isdigit() or not field.isascii():
+            return None
+        total = total * 60 + _number(field)
+    return total
+
+
+def _side_named(text: str, before: str) -> Optional[int]:
+    """The colour named just before ``before`` in ``text`` (``先手の反則負け`` -> BLACK)."""
+    at = text.find(before)
+    if at < 0:
+        return None
+    head = text[:at]
+    for name, colour in _SIDES:
+        if head.endswith(name):
+            return colour
+    return None
+
+
+def ending_from_summary(text: str, to_move: Optional[int]):
+    """``(word, mover)`` of a ``まで…`` summary line written without a terminal word before it.
+
+    ``to_move`` is the side to move after the moves. Results and reasons map to the terminal
+    words ``ingest.result`` knows; a plain ``…の勝ち`` keeps the word ``まで``::
+
+        >>> ending_from_summary("まで64手で千日手", 0), ending_from_summary("まで77手で先手の勝ち", 1)
+        (('千日手', 0), ('まで', 1))
+        >>> ending_from_summary("まで3手で後手の反則勝ち", 1), ending_from_summary("まで2手で先手の反則負け", 0)
+        (('反則勝ち', 1), ('反則負け', 0))
+        >>> ending_from_summary("まで3手で時間切れにより先手の勝ち", 1), ending_from_summary("まで61手詰", 1)
+        (('時間切れ', 1), ('詰み', 1))
+    """
+    for word in ("反則勝ち", "反則負け"):
+        if word in text:
+            side = _side_named(text, "の" + word)
+            return word, to_move if side is None else side
+    if "時間切れ" in text or "切れ負け" in text:
+        winner = _side_named(text, "の勝ち")
+        if winner is not None:
+            return "時間切れ", winner ^ 1
+        loser = _side_named(text, "の負け")
+        return "時間切れ", to_move if loser is None else loser
+    if "入玉" in text or "宣言" in text:
+        winner = _side_named(text, "の勝ち")
+        return "入玉勝ち", to_move if winner is None else winner
+    for key, word in (("千日手", "千日手"), ("持将棋", "持将棋"), ("中断", "中断"),
+                      ("封じ手", "封じ手"), ("投了", "投了"), ("不詰", "不詰"), ("詰", "詰み")):
+        if key in text:
+            return word, to_move
+    return "まで", to_move
+
+
+class _Line:
+    """One line of play while it is read: the main line or a variation."""
+
+    __slots__ = ("moves", "start", "index", "owner", "marks", "ending", "offset", "pending",
+                 "after_ending")
+
+    def __init__(self, moves: list, start: int, index: Optional[int], owner) -> None:
+        self.moves = moves
+        self.start = start
+        self.index = index  # None for the main line, else the index in GameRecord.variations
+        self.owner = owner  # the GameRecord or the Variation that holds the ending
+        self.marks: set = set()  # plies marked with "+" and not yet taken by a variation
+        self.ending: Optional[DeclaredEnding] = None
+        self.offset = 0  # last reported (written number - ply), to report each change once
+        self.pending: list = []  # comments read before the line's first move
+        self.after_ending = False
+
+    def has_ply(self, ply: int) -> bool:
+        return self.start <= ply < self.start + len(self.moves)
+
+
+class _Game:
+    """The state of one game while its lines are read."""
+
+    def __init__(self, source: str, index: int, encoding: str, fmt: str, first_line: int,
+                 started_by: Optional[str] = None) -> None:
+        self.record = GameRecord(source=source, index=index, format=fmt, encoding=encoding,
+                                 first_line=first_line)
+        self.fmt = fmt
+        self.kif_format = not fmt.lower().startswith("ki2")
+        self.diagram: Optional[BoardDiagram] = None
+        self.handicap: Optional[str] = None
+        self.handicap_line: Optional[int] = None
+        self.settled = False
+        self.first_turn = BLACK
+        self.main = _Line(self.record.moves, 1, None, self.record)
+        self.current = self.main
+        self.stack = [self.main]
+        self.lines = [self.main]  # every line, for the comments left over at the end
+        self.in_moves = False  # True once a move, ending, まで or 変化 was read
+        self.uses_marks = False
+        self.mixed_reported = False
+        self.started_by = started_by  # the kind of line that started this game, if not the first
+
+    # ----- helpers ------------------------------------------------------------------------------
+
+    def add(self, severity: str, code: str, message: str, line: Optional[int], text: str = "",
+            ply: Optional[int] = None) -> None:
+        self.record.add(severity, code, message, line=line, ply=ply, text=_quote(text.strip()))
+
+    def empty(self) -> bool:
+        """True if the game has nothing but headers (and findings)."""
+        r = self.record
+        return (not r.moves and not r.variations and r.ending is None and not r.comments
+                and (self.diagram is None or not self.diagram.started))
+
+    # ----- the start position -------------------------------------------------------------------
+
+    def settle(self) -> None:
+        """Fix the start position (at the first move, ending or variation, or at the end)."""
+        if self.settled:
+            return
+        self.settled = True
+        record = self.record
+        diagram = self.diagram
+        name = self.handicap
+        sfen = None
+        if diagram is not None and diagram.has_board:
+            sfen = diagram.sfen()
+            if name and name not in ("その他", EVEN):
+                try:
+                    canonical_name(name)
+                except KeyError:
+                    self.add(INFO, "unknown_handicap", f"手合割 {name!r} is not a known "
+                             "handicap; the board diagram gives the start position",
+                             self.handicap_line, name)
+        elif diagram is not None and diagram.started:
+            diagram.sfen()  # reports the missing board
+        if diagram is not None:
+            record.findings.extend(diagram.findings)
+            diagram.findings = []
+        if sfen is None:
+            sfen = STARTING_SFEN
+            if name == "その他":
+                self.add(WARNING, "bad_start_position", "手合割 その他 (other) without a board "
+                         "diagram; the even start is used", self.handicap_line, name)
+            elif name:
+                try:
+                    sfen = handicap_sfen(name)
+                except KeyError:
+                    self.add(WARNING, "unknown_handicap", f"手合割 {name!r} is not a known "
+                             "handicap; the even start is used", self.handicap_line, name)
+            if diagram is not None and diagram.turn is not None:
+                fields = sfen.split()
+                fields[1] = "bw"[diagram.turn]
+                sfen = " ".join(fields)
+        record.start_sfen = sfen
+        found = handicap_name(sfen)
+        record.handicap = found if found not in (None, EVEN) else None
+        self.first_turn = WHITE if sfen.split()[1] == "w" else BLACK
+
+    # ----- lines --------------------------------------------------------------------------------
+
+    def header(self, key: str, value: str, number: int, raw: str) -> None:
+        headers = self.record.headers
+        if self.in_moves:
+            self.add(INFO, "header_after_moves", "a header line after the moves",
+                     number, raw)
+        old = headers.get(key)
+        if old is None:
+            headers[key] = value
+        elif old != value:
+            self.add(WARNING, "duplicate_header", f"header {key!r} was already {old!r}; the "
+                     "first value is kept", number, raw)
+        if key == "手合割" and old is None:
+            if self.settled:
+                self.add(WARNING, "unparsable_line", "手合割 after the moves began; the start "
+                         "position is not changed", number, raw)
+            else:
+                self.handicap = value.strip(_SPACES) or None
+                self.handicap_line = number
+
+    def comment(self, body: str, number: int) -> None:
+        line = self.current
+        if line.moves:
+            line.moves[-1].comments.append(body)
+        elif line.index is None:
+            self.record.comments.append(body)
+        else:
+            line.pending.append((body, number))
+
+    def bookmark(self, name: str, number: int, raw: str) -> None:
+        line = self.current
+        if line.moves:
+            move = line.moves[-1]
+            if move.bookmark is None:
+                move.bookmark = name
+            else:
+                self.add(WARNING, "duplicate_bookmark", f"the move already has the bookmark "
+                         f"{move.bookmark!r}; this one is kept as a comment", number, raw)
+                move.comments.append(raw)
+        elif line.index is None:
+            self.record.comments.append(raw)
+            self.add(INFO, "bookmark_at_start", "a bookmark on the start position, kept in "
+                     "GameRecord.comments as written", number, raw)
+        else:
+            line.pending.append((raw, number))
+
+    def _ply_check(self, line: _Line, written: int, ply: int, number: int, raw: str) -> None:
+        offset = written - ply
+        if offset != line.offset:
+            line.offset = offset
+            if offset:
+                self.add(WARNING, "move_number_mismatch", f"the line is numbered {written}, but "
+                         f"it is ply {ply}", number, raw, ply)
+
+    def _first_move(self, line: _Line, move: MoveRecord) -> None:
+        for body, at in line.pending:
+            move.comments.append(body)
+            self.add(INFO, "comment_placement", "a comment before the first move of a "
+                     "variation; kept with that move", at, body)
+        line.pending = []
+
+    def _notation(self, notation: str, number: int, raw: str) -> None:
+        if not self.mixed_reported:
+            self.mixed_reported = True
+            self.add(INFO, "mixed_notation", f"a {notation.upper()} move line in a "
+                     f"{self.fmt.upper()} record; read as {notation.upper()}", number, raw)
+
+    def kif_move(self, groups, number: int, raw: str) -> None:
+        """A numbered line: a move or a terminal word (the hot path: keep it lean)."""
+        if not self.in_moves:
+            self.settle()
+            self.in_moves = True
+        written, text, h1, m1, s1, h2, m2, s2, plus = groups
+        line = self.current
+        moves = line.moves
+        ply = line.start + len(moves)
+        if int(written) - ply != line.offset:
+            self._ply_check(line, int(written), ply, number, raw)
+        if s1 is not None:
+            try:
+                seconds = int(m1) * 60 + int(s1)
+                total = int(m2) * 60 + int(s2)
+            except ValueError:  # fractions of a second
+                seconds = int(m1) * 60 + _number(s1)
+                total = int(m2) * 60 + _number(s2)
+            if h1:
+                seconds += int(h1) * 3600
+            if h2:
+                total += int(h2) * 3600
+        elif ":" in text:
+            text, seconds, total = self._loose_time(text, number, raw)
+            if not text:
+                self.add(WARNING, "unparsable_line", "a numbered line with a time but no move",
+                         number, raw, ply)
+                return
+        else:
+            seconds = total = None
+        if text[0] not in _MOVE_START:  # no terminal word starts like a move
+            self.terminal(text, number, seconds, ply, raw)
+            return
+        move = MoveRecord(text, number, "kif", seconds, total)
+        if line.ending is not None or not moves or not self.kif_format:
+            self._unusual_move(line, move, number, raw, ply)
+        moves.append(move)
+        if plus:
+            line.marks.add(ply)
+            self.uses_marks = True
+
+    def _unusual_move(self, line: _Line, move: MoveRecord, number: int, raw: str,
+                      ply: int) -> None:
+        """The rare cases of a move: after the ending, first of a line, in the other notation."""
+        if move.notation == "kif" and not self.kif_format:
+            self._notation("kif", number, raw)
+        elif move.notation == "ki2" and self.kif_format:
+            self._notation("ki2", number, raw)
+        if line.ending is not None:
+            self._after_ending(line, number, raw, ply)
+        if not line.moves and line.pending:
+            self._first_move(line, move)
+
+    def _loose_time(self, text: str, number: int, raw: str):
+        """Split a time written in an unexpected way off the move text."""
+        colon = text.find(":")
+        start = text.rfind("(", 0, colon)
+        if start < 0:
+            start = max(text.rfind(" ", 0, colon), text.rfind("\u3000", 0, colon)) + 1
+        move, clock = text[:start].rstrip(_SPACES), text[start:].strip("()+ \u3000")
+        parts = [_clock(p) for p in clock.split("/")]
+        if parts[0] is None or len(parts) > 2 or (len(parts) == 2 and parts[1] is None):
+            self.add(WARNING, "bad_time", f"the time {clock!r} is not ( m:ss/h:mm:ss); the move "
+                     "is kept without it", number, raw)
+            return move, None, None
+        return move, parts[0], parts[1] if len(parts) == 2 else None
+
+    def _after_ending(self, line: _Line, number: int, raw: str, ply: int) -> None:
+        if not line.after_ending:
+            line.after_ending = True
+            self.add(WARNING, "moves_after_ending", f"a move after the ending "
+                     f"{line.ending.word} (line {line.ending.line}); kept as a move", number,
+                     raw, ply)
+
+    def ki2_moves(self, s: str, number: int) -> None:
+        """A KI2 line: one or more moves, each starting with ▲/△ (☗☖▼▽)."""
+        if not self.in_moves:
+            self.settle()
+            self.in_moves = True
+        line = self.current
+        for segment in _KI2_MOVES.findall(s):
+            text = segment.rstrip(_SPACES)
+            body = text[1:].strip(_SPACES)
+            ply = line.start + len(line.moves)
+            if not body:
+                self.add(WARNING, "unparsable_line", "a move mark (▲/△) without a move",
+                         number, s, ply)
+                continue
+            if body[0] not in _MOVE_START:
+                self.terminal(body, number, None, ply, s)
+                continue
+            move = MoveRecord(text, number, "ki2")
+            if line.ending is not None or not line.moves or self.kif_format:
+                self._unusual_move(line, move, number, s, ply)
+            line.moves.append(move)
+
+    def terminal(self, word: str, number: int, seconds, ply: int, raw: str) -> None:
+        line = self.current
+        if line.ending is not None:
+            self.add(WARNING, "duplicate_ending", f"a second ending {word!r} after "
+                     f"{line.ending.word!r} (line {line.ending.line}); the first is kept",
+                     number, raw, ply)
+            return
+        if word not in TERMINAL_WORDS:
+            self.add(WARNING, "unknown_ending", f"{word!r} is neither a move nor a known "
+                     "terminal word; kept as the declared ending", number, raw, ply)
+        line.ending = DeclaredEnding(word, number, self.first_turn ^ ((ply - 1) & 1), seconds)
+        line.owner.ending = line.ending
+
+    def summary(self, s: str, number: int) -> None:
+        """A ``まで…`` line: the summary of the current line's ending."""
+        if not self.settled:
+            self.settle()
+        self.in_moves = True
+        line = self.current
+        played = line.start - 1 + len(line.moves)
+        digits = ""
+        for ch in s[2:].translate(_FULL_DIGITS):
+            if ch.isascii() and ch.isdigit():
+                digits += ch
+            else:
+                break
+        if digits and int(digits) != played:
+            self.add(WARNING, "move_count_mismatch", f"the summary says {digits} moves, but "
+                     f"the line has {played}", number, s, played)
+        ending = line.ending
+        if ending is not None:
+            if ending.summary:
+                self.add(WARNING, "duplicate_ending", "a second まで line; the first is kept",
+                         number, s)
+            else:
+                ending.summary = s
+            return
+        word, mover = ending_from_summary(s, self.first_turn ^ (played & 1))
+        line.ending = DeclaredEnding(word, number, mover, None, s)
+        line.owner.ending = line.ending
+
+    def variation(self, s: str, number: int) -> None:
+        """A ``変化：N手`` line: start a variation at ply N."""
+        if not self.settled:
+            self.settle()
+        self.in_moves = True
+        rest = s[2:].lstrip(" \u3000：:").translate(_FULL_DIGITS)
+        digits = ""
+        for ch in rest:
+            if ch.isascii() and ch.isdigit():
+                digits += ch
+            else:
+                break
+        if not digits or rest[len(digits):].strip(_SPACES) not in ("手", ""):
+            self.add(WARNING, "unparsable_line", "not a variation header like 変化：12手; the "
+                     "moves after it stay in the current line", number, s)
+            return
+        ply = int(digits)
+        parent = self._branch_point(ply, number, s)
+        record = self.record
+        variation = Variation(start_ply=ply, parent=parent.index if parent else None,
+                              line=number)
+        record.variations.append(variation)
+        new = _Line(variation.moves, ply, len(record.variations) - 1, variation)
+        self.stack.append(new)
+        self.lines.append(new)
+        self.current = new
+
+    def _branch_point(self, ply: int, number: int, s: str) -> Optional[_Line]:
+        """The line a variation at ``ply`` branches from; pops the lines above it."""
+        stack = self.stack
+        for depth in range(len(stack) - 1, -1, -1):
+            line = stack[depth]
+            if ply in line.marks:
+                line.marks.discard(ply)
+                del stack[depth + 1:]
+                return line
+        for depth in range(len(stack) - 1, -1, -1):
+            line = stack[depth]
+            if line.has_ply(ply):
+                del stack[depth + 1:]
+                if self.uses_marks:
+                    self.add(INFO, "missing_branch_mark", f"no move {ply} before it is marked "
+                             "with '+'; the variation branches from the most recent line that "
+                             f"has a move {ply}", number, s, ply)
+                return line
+        del stack[1:]
+        main = self.main
+        if ply != main.start + len(main.moves):
+            self.add(WARNING, "bad_variation", f"no line before it has a move {ply}; kept as a "
+                     "variation of the main line", number, s, ply)
+        return main
+
+    def finish(self) -> GameRecord:
+        if not self.settled:
+            self.settle()
+        for variation in self.record.variations:
+            if not variation.moves and variation.ending is None:
+                self.add(WARNING, "empty_variation", f"a variation from ply "
+                         f"{variation.start_ply} without moves", variation.line, "",
+                         variation.start_ply)
+        for line in self.lines:
+            for body, at in line.pending:
+                self.record.comments.append(body)
+                self.add(INFO, "comment_placement", "a comment in a variation without moves; "
+                         "kept in GameRecord.comments", at, body)
+            line.pending = []
+        return self.record
+
+
+def _loose_kif_line(s: str):
+    """The parts of a numbered line the regular expression does not fit (blanks or other text
+    in the move, a time in another layout), as ``_KIF_LINE``'s groups; None if it has no move."""
+    i = 0
+    while i < len(s) and s[i].isascii() and s[i].isdigit():
+        i += 1
+    rest = s[i:]
+    if not rest[:1].isspace():
+        return None
+    text = rest.strip()
+    plus = None
+    if text.endswith("+"):
+        text, plus = text[:-1].rstrip(), "+"
+    if not text:
+        return None
+    return s[:i], text, None, None, None, None, None, None, plus
+
+
+#: Header keys that start a new game when they follow the moves of another one.
+GAME_START_KEYS = frozenset({
+    "開始日時", "対局日", "終了日時", "棋戦", "表題", "手合割", "先手", "後手", "上手", "下手",
+    "場所", "持ち時間", "戦型", "作者", "作品名", "作品番号", "対局ID", "記録ID", "棋戦詳細",
+})
+
+
+def _starts_game(s: str) -> bool:
+    """True if ``s`` (a stripped line) starts a game when it follows the moves of another:
+    ``#KIF``/``#KI2``, the ``手数----`` line, a board diagram's hand line, file header or
+    border, or a header such as 開始日時 or 手合割 (``GAME_START_KEYS``)."""
+    if s.startswith(("#KIF", "#KI2", "手数--", "手数－")):
+        return True
+    c = s[0]
+    if c == "|" or c == "+" or c in "先後上下":
+        if is_bod_line(s) and s not in ("先手番", "後手番", "上手番", "下手番"):
+            return True
+    elif _column_header_line(s):
+        return True
+    colon = _colon(s)
+    return colon > 0 and s[:colon].strip(_SPACES) in GAME_START_KEYS
+
+
+def _column_header_line(s: str) -> bool:
+    return s[0] in "１２３４５６７８９123456789" and is_bod_line(s) and not s.startswith("手数")
+
+
+def read_lines(text, source: str, encoding: str, fmt: str) -> list:
+    """The games of a KIF or KI2 text (the engine of ``read_kif`` and ``ingest.ki2.read_ki2``)."""
+    if not isinstance(text, str):
+        record = GameRecord(source=source, index=0, format=fmt, encoding=encoding)
+        record.add(ERROR, "no_game", f"expected decoded text, not {type(text).__name__}")
+        return [record]
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    games: list = []
+    game: Optional[_Game] = None
+    match = _KIF_LINE.match
+    for number, line in enumerate(text.split("\n"), 1):
+        if not line:
+            continue
+        c = line[0]
+        if c == "*" or c == "&":
+            if game is None:
+                game = _Game(source, 0, encoding, fmt, number)
+            if c == "*":
+                game.comment(line[1:].rstrip(), number)
+            else:
+                game.bookmark(line[1:].strip(), number, line.rstrip())
+            continue
+        if c == "#" and not line.startswith(("#KIF", "#KI2")):
+            continue
+        m = match(line)
+        if m is not None:
+            if game is None:
+                game = _Game(source, 0, encoding, fmt, number)
+            game.kif_move(m.groups(), number, line)
+            continue
+        s = line.strip()
+        if s[:1].isdigit() and s[0].isascii() and not is_bod_line(s):
+            groups = _loose_kif_line(s)
+            if groups is not None:
+                if game is None:
+                    game = _Game(source, 0, encoding, fmt, number)
+                game.kif_move(groups, number, line)
+                continue
+        if not s:
+            continue
+        c = s[0]
+        if game is not None and game.in_moves and c not in _KI2_START and _starts_game(s):
+            games.append(game)
+            game = _Game(source, len(games), encoding, fmt, number, s)
+        if game is None:
+            game = _Game(source, 0, encoding, fmt, number)
+        if c in _KI2_START:
+            game.ki2_moves(s, number)
+        elif s.startswith("まで"):
+            game.summary(s, number)
+        elif s.startswith("変化"):
+            game.variation(s, number)
+        elif c == "#":
+            key, _, value = s.partition(" ")
+            game.header(key, value.strip(), number, s)
+        elif s.startswith(("手数--", "手数－")):
+            continue
+        elif _feed(game, line, number):
+            if s.startswith(("手数＝", "手数=")):  # the diagram's "after move N": keep it
+                game.header(s[:3], s[3:].strip(_SPACES), number, s)
+            continue
+        else:
+            colon = _colon(s)
+            if colon > 0:
+                game.header(s[:colon].strip(_SPACES), s[colon + 1:].strip(_SPACES), number, s)
+            else:
+                game.add(WARNING, "unparsable_line", "not a header, comment, move, ending or "
+                         "board line", number, line)
+    if game is not None:
+        games.append(game)
+    return _merge_trailing(games)
+
+
+def _feed(game: _Game, line: str, number: int) -> bool:
+    """Give a line to the game's board diagram; True if it was a diagram line."""
+    diagram = game.diagram
+    if diagram is None:
+        if not is_bod_line(line):
+            return False
+        diagram = game.diagram = BoardDiagram()
+    if game.settled:
+        return False
+    return diagram.feed(line, number)
+
+
+def _colon(s: str) -> int:
+    """The position of the header colon (full- or half-width) in ``s``, or -1."""
+    a, b = s.find("："), s.find(":")
+    if a < 0:
+        return b
+    if b < 0:
+        return a
+    return min(a, b)
+
+
+def _merge_trailing(games: list) -> list:
+    """Finish the games; a header-only game that followed another one is merged back into it
+    (its headers were written after that game's moves); indexes count the games kept."""
+    out: list = []
+    for game in games:
+        record = game.finish()
+        if game.started_by is not None and game.empty() and out:
+            previous = out[-1]
+            previous.add(INFO, "header_after_moves", "header lines after the moves, with no "
+                         "moves after them; kept as headers of this game",
+                         line=record.first_line, text=_quote(game.started_by))
+            for key, value in record.headers.items():
+                old = previous.headers.get(key)
+                if old is None:
+                    previous.headers[key] = value
+                elif old != value:
+                    previous.add(WARNING, "duplicate_header", f"header {key!r} was already "
+                                 f"{old!r}; the first value is kept", line=record.first_line,
+                                 text=_quote(value))
+            previous.findings.extend(f for f in record.findings
+                                     if f.code not in ("unknown_handicap", "bad_start_position"))
+            continue
+        record.index = len(out)
+        out.append(record)
+    return out
+
+
+def read_kif(text: str, source: str = "", encoding: str = "", format: str = "kif") -> list:
+    """The games of a KIF/KIFU text (usually one; several when a new header block follows the
+    end of a game); never raises.
+
+    ``text`` is already decoded (``ingest.decode``); ``source``, ``encoding`` and ``format``
+    (what the caller detected: ``kif`` or ``kifu``) are copied into each record. An empty text
+    gives one record with a ``no_game`` finding.
+
+    >>> games = read_kif("手合割：平手\\n1 ７六歩(77)\\n2 投了\\n手合割：香落ち\\n1 ３四歩(33)\\n")
+    >>> [(g.index, g.first_line, g.handicap, len(g.moves)) for g in games]
+    [(0, 1, None, 1), (1, 4, '香落ち', 1)]
+    """
+    try:
+        return _read(text, source, encoding, format)
+    except Exception as error:  # a safety net: reading must never stop a whole ingest
+        record = GameRecord(source=source, index=0, format=format, encoding=encoding)
+        record.add(ERROR, "reader_error", f"the KIF reader failed: {type(error).__name__}: "
+                   f"{error}")
+        return [record]
+
+
+def _read(text, source: str, encoding: str, fmt: str) -> list:
+    games = read_lines(text, source, encoding, fmt)
+    if not games:
+        record = GameRecord(source=source, index=0, format=fmt, encoding=encoding)
+        record.add(ERROR, "no_game", "no game in the text (it is empty or only '#' lines)")
+        games.append(record)
+    return games
+
+
+_KIF_SNIFF = re.compile(r"\s*[0-9]+\s+(?:[1-9１-９][一二三四五六七八九]|同|仝)")
+_KI2_SNIFF = re.compile(rf"\s*[{KI2_MARKS}]\s*(?:[1-9１-９][一二三四五六七八九]|同|仝)")
+
+
+def sniff(text: str) -> tuple:
+    """``(kif_lines, ki2_lines, other_signs)`` counted over the first 60 lines."""
+    kif = ki2 = signs = 0
+    if not isinstance(text, str):
+        return 0, 0, 0
+    for line in text.lstrip("\ufeff").split("\n", 60)[:60]:
+        if _KIF_SNIFF.match(line):
+            kif += 1
+        elif _KI2_SNIFF.match(line):
+            ki2 += 1
+        elif line.startswith(("#KIF", "手数--")):
+            kif += 1
+        elif line.startswith("#KI2"):
+            ki2 += 1
+        elif line.startswith(("手合割", "先手：", "後手：", "開始日時", "上手：", "下手：")) \
+                or is_bod_line(line):
+            signs += 1
+    return kif, ki2, signs
+
+
+def looks_like_kif(text: str) -> bool:
+    """True if the first 60 lines read like KIF: a numbered move (``1 ７六歩(77)``), the
+    ``手数----`` line or ``#KIF``, or KIF headers/diagram without any KI2 move.
+
+    >>> looks_like_kif("手合割：平手\\n   1 ７六歩(77)   ( 0:16/00:00:16)\\n")
+    True
+    >>> looks_like_kif("▲７六歩 △３四歩\\n"), looks_like_kif("PI\\n+\\n+7776FU\\n")
+    (False, False)
+    """
+    kif, ki2, signs = sniff(text)
+    return kif > 0 or (signs > 0 and ki2 == 0)

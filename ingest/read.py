@@ -1,0 +1,115 @@
+"""Read record files: find them (files, folders, globs), decode, sniff, and parse into records.
+
+``read_path`` never raises: a file that cannot be read or is not a record comes back with a
+file-level finding and no games, and the other files go on::
+
+    >>> result = read_path("no/such/file.kif")
+    >>> result.records, result.findings[0].code
+    ([], 'unreadable_file')
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, Optional
+
+from ingest.decode import decode
+from ingest.record import ERROR, Finding
+from ingest.sniff import EXTENSIONS, sniff
+
+#: Files larger than this are refused (a record is kilobytes; a multi-game CSA file a few MB).
+MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class FileRead:
+    """What reading one file gave: its format and encoding, its games, and file-level findings."""
+
+    path: str
+    format: Optional[str]
+    encoding: str
+    records: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+
+
+def _reader(fmt: str):
+    if fmt in ("kif", "kifu"):
+        from ingest.kif import read_kif
+        return lambda text, path, enc: read_kif(text, path, enc, format=fmt)
+    if fmt == "ki2":
+        from ingest.ki2 import read_ki2
+        return lambda text, path, enc: read_ki2(text, path, enc)
+    if fmt == "csa":
+        from ingest.csa import read_csa
+        return read_csa
+    if fmt == "csa1":
+        from ingest.csa import read_csa1
+        return read_csa1
+    if fmt == "jkf":
+        from ingest.jkf import read_jkf
+        return read_jkf
+    from ingest.usi_file import read_usi
+    return read_usi
+
+
+def read_bytes(data: bytes, path: str = "") -> FileRead:
+    """Decode, sniff and parse the bytes of one file."""
+    decoded = decode(data)
+    fmt = sniff(decoded.text, path)
+    result = FileRead(path, fmt, decoded.encoding, findings=list(decoded.findings))
+    if fmt is None:
+        result.findings.append(Finding(ERROR, "not_a_record", "the content looks like none of "
+                                       "KIF, KIFU, KI2, CSA, JKF or USI/SFEN"))
+        return result
+    try:
+        result.records = _reader(fmt)(decoded.text, path, decoded.encoding)
+    except Exception as error:  # a reader bug must not stop the other files
+        result.findings.append(Finding(ERROR, "reader_error", f"the {fmt} reader failed: "
+                                       f"{type(error).__name__}: {error}"))
+        return result
+    if not result.records:
+        result.findings.append(Finding(ERROR, "no_games", f"no game found in this {fmt} file"))
+    return result
+
+
+def read_path(path) -> FileRead:
+    """Read one file from disk (see ``read_bytes``)."""
+    name = str(path)
+    try:
+        size = os.path.getsize(name)
+        if size > MAX_BYTES:
+            return FileRead(name, None, "", findings=[Finding(
+                ERROR, "file_too_large", f"{size:,} bytes; records larger than "
+                f"{MAX_BYTES:,} bytes are refused")])
+        with open(name, "rb") as stream:
+            data = stream.read()
+    except OSError as error:
+        return FileRead(name, None, "", findings=[Finding(
+            ERROR, "unreadable_file", f"cannot read the file: {error.strerror or error}")])
+    return read_bytes(data, name)
+
+
+def record_files(arguments) -> Iterator[str]:
+    """Expand files, folders (recursively, record extensions only, symlinked folders not
+    followed) and glob patterns, in a stable order; a name that matches nothing is yielded as is
+    so that reading it reports the problem."""
+    seen = set()
+    for argument in arguments:
+        argument = str(argument)
+        if os.path.isdir(argument):
+            found = []
+            for folder, subfolders, files in os.walk(argument, followlinks=False):
+                subfolders.sort()
+                found.extend(os.path.join(folder, f) for f in sorted(files)
+                             if os.path.splitext(f)[1].lower() in EXTENSIONS)
+        elif glob.has_magic(argument):
+            found = sorted(p for p in glob.glob(argument, recursive=True) if os.path.isfile(p))
+        else:
+            found = [argument]
+        for name in found:
+            if name not in seen:
+                seen.add(name)
+                yield name

@@ -1,0 +1,52 @@
+"""Tell a record's format from its content; the file name only breaks ties.
+
+    >>> sniff("V2.2\\nN+sente\\nPI\\n+\\n+7776FU\\n")
+    'csa'
+    >>> sniff('{"header": {}, "moves": [{}]}')
+    'jkf'
+    >>> sniff("startpos moves 7g7f")
+    'usi'
+    >>> sniff("先手：a\\n後手：b\\n▲７六歩　△３四歩\\n")
+    'ki2'
+    >>> sniff("手数----指手---------消費時間--\\n   1 ７六歩(77)\\n")
+    'kif'
+    >>> sniff("hello") is None
+    True
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+#: file extensions and the format they usually hold (used when the content is undecided)
+EXTENSIONS = {".kif": "kif", ".kifu": "kifu", ".ki2": "ki2", ".ki2u": "ki2", ".csa": "csa",
+              ".csa1": "csa1", ".jkf": "jkf", ".json": "jkf", ".sfen": "usi", ".usi": "usi"}
+
+
+def sniff(text: str, name: str = "") -> Optional[str]:
+    """The format of a decoded record (``kif``, ``kifu``, ``ki2``, ``csa``, ``csa1``, ``jkf``,
+    ``usi``), or None if it looks like none of them."""
+    from ingest.csa import looks_like_csa, looks_like_csa1
+    from ingest.jkf import looks_like_jkf
+    from ingest.ki2 import looks_like_ki2
+    from ingest.kif import looks_like_kif
+    from ingest.usi_file import looks_like_usi
+
+    extension = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
+    hinted = EXTENSIONS.get(extension)
+    if text.lstrip().startswith("{"):
+        return "jkf" if looks_like_jkf(text) else None
+    if looks_like_usi(text):
+        return "usi"
+    if looks_like_csa1(text):
+        return "csa1"
+    if looks_like_csa(text):
+        return "csa"
+    kif, ki2 = looks_like_kif(text), looks_like_ki2(text)
+    if kif and ki2:
+        return hinted if hinted in ("kif", "kifu", "ki2") else "kif"
+    if kif:
+        return "kifu" if hinted == "kifu" else "kif"
+    if ki2:
+        return "ki2"
+    return None
