@@ -79,6 +79,12 @@ def settle(declared, game, replay_complete: bool):
     mover = declared.mover if declared.mover is not None else game.position.turn
     winner = _winner(who, mover)
     where = dict(line=declared.line, ply=game.ply, text=declared.word)
+    if reason == "unknown" and winner == "none":
+        winner = _summary_winner(declared.summary)
+        if rules is not None and replay_complete:  # the rules settle what the record leaves open
+            rules_winner = "draw" if rules.winner is None else _COLOUR[rules.winner]
+            if winner in ("none", rules_winner):
+                return rules_winner, rules.reason, findings
     if not replay_complete:
         return winner, reason, findings
     if reason == "checkmate" and (rules is None or rules.reason != "checkmate"):
@@ -101,7 +107,20 @@ def settle(declared, game, replay_complete: bool):
                                 f"the record ends with {declared.word}", **where))
     if rules is not None and rules.reason in ("sennichite", "perpetual_check") \
             and reason not in ("sennichite", "perpetual_check") and game.ply == rules.ply:
-        findings.append(Finding(WARNING, "result_mismatch", f"the last move repeats a position "
-                                f"for the fourth time ({rules.reason}), but the record ends with "
-                                f"{declared.word}", **where))
+        if reason == "illegal_move" and rules.winner is not None \
+                and winner == _COLOUR[rules.winner]:
+            reason = "perpetual_check"  # the foul the record names is the perpetual check
+        else:
+            findings.append(Finding(WARNING, "result_mismatch", f"the last move repeats a "
+                                    f"position for the fourth time ({rules.reason}), but the "
+                                    f"record ends with {declared.word}", **where))
     return winner, reason, findings
+
+
+def _summary_winner(summary: str) -> str:
+    """The winner a KIF/KI2 ``まで…`` line names (``先手の勝ち``), else ``none``."""
+    for side, colour in (("先手", "black"), ("下手", "black"), ("後手", "white"),
+                         ("上手", "white")):
+        if f"{side}の勝ち" in summary:
+            return colour
+    return "none"

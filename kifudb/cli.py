@@ -79,19 +79,20 @@ def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool) 
     from kifudb.validate import render, validate_files
 
     files = list(record_files(paths))
-    stream = output.open("w", encoding="utf-8", newline="") if output else click.get_text_stream("stdout")
+    stream = output.open("w", encoding="utf-8", newline="") if output else None
+    write = stream.write if stream else (lambda text: click.echo(text, nl=False))
     rows, errors = [], False
     try:
         for file_rows in validate_files(files, jobs, positions, progress=sys.stderr.isatty()):
             errors = errors or any(f["severity"] == "error" for r in file_rows for f in r["findings"])
             if fmt == "jsonl":
-                stream.write(render(file_rows, "jsonl"))
+                write(render(file_rows, "jsonl"))
             else:
                 rows.extend(file_rows)
         if fmt != "jsonl":
-            stream.write(render(rows, fmt))
+            write(render(rows, fmt))
     finally:
-        if output:
+        if stream:
             stream.close()
     if output:
         click.echo(f"report written to {output}", err=True)

@@ -1,0 +1,208 @@
+"""Reading and validating whole files: every real fixture, the same game in six formats, the
+normalized results, the ``kifudb validate`` command in every output format, and fuzzed input."""
+
+import csv
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from ingest.read import read_bytes, read_path, record_files
+from ingest.validate import validate_record
+from kifudb.cli import main
+from kifudb.validate import validate_file
+
+FIXTURES = Path(__file__).parent / "fixtures"
+RECORDS = FIXTURES / "records"
+CONVERSION = "shogihome/src/tests/testdata/conversion"
+SIX_FORMATS = {
+    "kif": RECORDS / CONVERSION / "input/kif-sjis.kif",
+    "kifu": RECORDS / "shogihome/_history/src/tests/testdata/conversion/kifu-utf8.kifu",
+    "ki2": RECORDS / CONVERSION / "input/ki2-sjis.ki2",
+    "csa": RECORDS / "shogihome/_history/src/tests/testdata/conversion/csa-sjis.csa",
+    "jkf": RECORDS / "tsshogi/src/tests/testdata/jkf/sample05.jkf",
+    "usi": FIXTURES / "six_formats/conversion-game.usi",
+}
+ALL_FILES = sorted(record_files([RECORDS]))
+# the only errors the fixtures hold: a real illegal move, and a tsume record whose last position
+# leaves a useless interposition (無駄合), which tsume convention ignores and the rules do not
+KNOWN_ERRORS = {"kifu-for-js/_history/examples/illegal_move.kif": "bad_geometry",
+                "kifu-for-js/packages/json-kifu-format/test/files/ki2/kobayashi_kinsho196702.ki2":
+                    "result_mismatch"}
+
+
+def test_the_same_game_in_six_formats_is_one_game():
+    games = {}
+    for fmt, path in SIX_FORMATS.items():
+        read = read_path(path)
+        assert read.format == fmt, path
+        games[fmt] = validate_record(read.records[0])
+    fingerprints = {g.fingerprint for g in games.values()}
+    positions = {tuple(g.sfens()) for g in games.values()}
+    keys = {tuple(g.keys) for g in games.values()}
+    assert len(fingerprints) == len(positions) == len(keys) == 1
+    assert all(g.moves == 6 and g.valid for g in games.values())
+    assert {read_path(p).encoding for p in SIX_FORMATS.values()} >= {"cp932", "utf-8"}
+
+
+@pytest.mark.parametrize("path", ALL_FILES, ids=[p.split("records/")[1] for p in ALL_FILES])
+def test_every_fixture_reads_and_replays(path):
+    rows = validate_file(path)
+    relative = path.split("records/")[1]
+    codes = {f["code"] for r in rows for f in r["findings"]}
+    assert not codes & {"reader_error", "internal_error", "not_a_record", "no_games",
+                        "encoding_error"}, rows[0]["findings"]
+    errors = {f["code"] for r in rows for f in r["findings"] if f["severity"] == "error"}
+    assert errors == ({KNOWN_ERRORS[relative]} if relative in KNOWN_ERRORS else set())
+    for row in rows:
+        assert row["index"] is not None and row["format"] and row["encoding"]
+
+
+ENDINGS = [  # file under apery-wcsc28/kifu, winner, reason
+    ("utf8_WCSC28_U7_QHA_MCB.csa", "draw", "sennichite"),
+    ("utf8_WCSC28_U1_TSG_HFW.csa", "black", "declaration"),
+    ("utf8_WCSC28_L5_WDF_GIR.csa", "black", "time"),
+    ("utf8_WCSC28_L5_YAM_WOD.csa", "black", "illegal_move"),
+    ("utf8_WCSC28_L8_WOD_YUU.csa", "white", "illegal_move"),
+    ("utf8_WCSC28_U4_HFW_APR.csa", "none", "abort"),
+    ("utf8_WCSC28_L1_762_KFW.csa", None, "resign"),
+]
+
+
+@pytest.mark.parametrize("name, winner, reason", ENDINGS)
+def test_endings_are_normalized(name, winner, reason):
+    row = validate_file(str(RECORDS / "apery-wcsc28/kifu" / name))[0]
+    assert row["reason"] == reason
+    if winner is not None:
+        assert row["winner"] == winner
+    else:
+        assert row["winner"] in ("black", "white")
+
+
+def test_perpetual_check_named_as_a_foul_is_recognized():
+    row = validate_file(str(RECORDS / "shogihome/src/command/usi-csa-bridge/e2e/scenario/6/record.kifu"))[0]
+    assert (row["winner"], row["reason"]) == ("white", "perpetual_check")
+    assert not row["findings"]
+
+
+def test_illegal_move_is_located():
+    row = validate_file(str(RECORDS / "kifu-for-js/_history/examples/illegal_move.kif"))[0]
+    assert (row["moves"], row["first_illegal_ply"], row["illegal_code"]) == (2, 3, "bad_geometry")
+    finding = row["findings"][0]
+    assert (finding["line"], finding["ply"], finding["text"]) == (11, 3, "２一角成(88)")
+
+
+def test_a_broken_game_does_not_stop_the_others_in_a_file():
+    text = ("V2.2\nPI\n+\n+7776FU\n-3334FU\n%TORYO\n/\nPI\n+\n+7775FU\n-3334FU\n%TORYO\n"
+            "/\nPI\n+\n+2726FU\n%TORYO\n")
+    read = read_bytes(text.encode(), "three.csa")
+    results = [validate_record(r) for r in read.records]
+    assert [g.moves for g in results] == [2, 0, 1]
+    assert results[1].illegal_code == "bad_geometry" and results[1].first_illegal_ply == 1
+    assert results[0].valid and results[2].valid
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["validate", *map(str, args)])
+
+
+def test_validate_text_summary_and_findings():
+    result = run(RECORDS / "kifu-for-js/_history/examples")
+    assert result.exit_code == 0
+    assert "games valid" in result.output
+    assert "illegal_move.kif:11: game 1 ply 3 error bad_geometry «２一角成(88)»" in result.output
+
+
+def test_validate_jsonl_has_every_field(tmp_path):
+    out = tmp_path / "report.jsonl"
+    result = run(RECORDS / "apery-wcsc28/kifu", "--format", "jsonl", "--positions", "-o", out)
+    assert result.exit_code == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 30
+    for row in rows:
+        for key in ("path", "index", "format", "encoding", "start_sfen", "moves",
+                    "first_illegal_ply", "illegal_code", "final_sfen", "winner", "reason",
+                    "fingerprint", "findings", "positions"):
+            assert key in row
+        assert len(row["positions"]) == row["moves"] + 1
+        assert row["positions"][-1].split()[:3] == row["final_sfen"].split()[:3]
+
+
+def test_unreadable_and_foreign_files_get_one_row_each(tmp_path):
+    (tmp_path / "notes.kif").write_text("this is not a game record\n", encoding="utf-8")
+    (tmp_path / "junk.csa").write_bytes(bytes(range(256)) * 4)
+    result = run(tmp_path / "notes.kif", tmp_path / "junk.csa", tmp_path / "missing.kif",
+                 "--format", "jsonl")
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert [r["index"] for r in rows if r["path"].endswith("notes.kif")] == [None]
+    assert rows[-1]["index"] is None and rows[-1]["findings"][0]["code"] == "unreadable_file"
+    codes = {f["code"] for r in rows for f in r["findings"]}
+    assert "not_a_record" in codes
+
+
+def test_jobs_give_the_same_report():
+    one = run(RECORDS / "kifu-for-js", "--format", "jsonl").output
+    two = run(RECORDS / "kifu-for-js", "--format", "jsonl", "--jobs", "2").output
+    assert one == two and one.count("\n") > 50
+
+
+def test_csv_html_and_json_reports(tmp_path):
+    folder = RECORDS / "kifu-for-js/packages/json-kifu-format/test/files/kif"
+    rows = list(csv.DictReader(io.StringIO(run(folder, "--format", "csv").output)))
+    assert rows and {"path", "moves", "fingerprint", "findings"} <= set(rows[0])
+    page = run(folder, "--format", "html").output
+    assert page.startswith("<!doctype html>") and "<h1>Validation report</h1>" in page
+    assert "src=" not in page and "href=" not in page  # self-contained
+    report = json.loads(run(folder, "--format", "json").output)
+    assert report["summary"]["games"] == len(report["games"])
+
+
+def test_html_escapes_what_records_contain(tmp_path):
+    path = tmp_path / "evil.kif"
+    path.write_text("先手：<script>alert(1)</script>\n手数----指手--\n   1 ７六歩(77)\n"
+                    "   2 <b>bold</b>\n", encoding="utf-8")
+    page = run(path, "--format", "html").output
+    assert "<script>" not in page and "&lt;script&gt;" in page
+
+
+def test_globs_and_strict_exit_code():
+    pattern = str(RECORDS / "kifu-for-js/_history/examples/*.kif")
+    assert "illegal_move.kif" in run(pattern).output
+    assert run(pattern, "--strict").exit_code == 1
+    assert run(RECORDS / "csa-rs", "--strict").exit_code == 0
+
+
+SAMPLES = [RECORDS / p for p in (
+    "python-shogi/data/games/habu-fujii-2006.kif",
+    "kifu-for-js/packages/json-kifu-format/test/files/ki2/20091203.ki2",
+    "apery-wcsc28/kifu/utf8_WCSC28_U7_QHA_MCB.csa",
+    "kifu-for-js/packages/Kifu-for-JS/examples/files/kif/fork.kif",
+    "tsshogi/src/tests/testdata/jkf/sample03.jkf",
+    "apery-wcsc28/kifu.csa1")]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLES), st.randoms(use_true_random=False), st.integers(1, 12))
+def test_mutated_real_files_never_crash(path, rng, edits):
+    data = bytearray(path.read_bytes())
+    for _ in range(edits):
+        where = rng.randrange(len(data) + 1)
+        action = rng.choice(("flip", "cut", "insert", "truncate", "duplicate"))
+        if action == "flip" and where < len(data):
+            data[where] = rng.randrange(256)
+        elif action == "cut":
+            del data[where:where + rng.randrange(1, 40)]
+        elif action == "insert":
+            data[where:where] = rng.choice([b"\n", b"+", b"%", b"\xe5\x90\x8c", b"(", b"\x82",
+                                            b"\"moves\":", b"\x00", b"99", b"/"]) * rng.randrange(1, 4)
+        elif action == "truncate":
+            del data[where:]
+        else:
+            data[where:where] = data[max(0, where - 200):where]
+    read = read_bytes(bytes(data), path.name)
+    for record in read.records:
+        validate_record(record).sfens()
