@@ -6,7 +6,10 @@ runs, and the ratio of each library to kifudb. Corpora: the real games of
 ``tests/fixtures/usi/real_games.usi`` (+ the demo samples) and a seeded synthetic corpus of
 random legal games (``bench/synthetic.py``). perft(4) from the start position closes the run.
 
-    python -m bench [--runs 5] [--synthetic 2000]
+    python -m bench [--runs 5] [--synthetic 2000] [--only engine|ingest]
+
+The ingest part (``bench/ingest.py``) measures read + parse + validate + key on the KIF and CSA
+fixture files beside rsshogi's and cshogi's readers, and ``--jobs 2`` against one job.
 """
 
 from __future__ import annotations
@@ -106,9 +109,22 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--synthetic", type=int, default=2000, help="synthetic games (seeded)")
     parser.add_argument("--no-perft", action="store_true")
+    parser.add_argument("--only", choices=("engine", "ingest"), help="run one part only")
     args = parser.parse_args(argv)
     print(f"# kifudb benchmark — Python {platform.python_version()} on {platform.machine()}, "
           f"one core")
+    if args.only != "ingest":
+        run_engine(args)
+    if args.only != "engine":
+        from bench.ingest import run_jobs, run_readers
+        run_readers("kif", args.runs)
+        run_readers("csa", args.runs)
+        run_jobs(min(args.runs, 3))
+    return 0
+
+
+def run_engine(args) -> None:
+    """Replay the real and synthetic games with every engine, then perft."""
     real = load_usi(ROOT / "tests/fixtures/usi/real_games.usi")
     real += load_usi(ROOT / "data/samples/games.usi")
     run_corpus("real games", real, args.runs)
@@ -124,7 +140,6 @@ def main(argv=None) -> int:
             status = "ok" if nodes == expected else f"WRONG (expected {expected})"
             print(f"perft({depth}) = {nodes:>7} {status}  {seconds:7.3f} s  "
                   f"{nodes / max(seconds, 1e-9):12,.0f} leaves/s")
-    return 0
 
 
 if __name__ == "__main__":

@@ -17,11 +17,20 @@ with the next game; an illegal move is not played.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import NamedTuple, Optional, Union
 
 from core.move import Move
 from core.pieces import BLACK, WHITE, COLOUR_NAMES
 from core.position import Position, IllegalMove, STARTING_SFEN
+
+
+@lru_cache(maxsize=256)
+def _start_position(sfen: str):
+    """Start positions repeat (the even start, handicaps): parse each SFEN once (callers copy),
+    with its canonical SFEN."""
+    position = Position.from_sfen(sfen)
+    return position, position.sfen()
 
 
 class Ending(NamedTuple):
@@ -45,13 +54,29 @@ class Game:
     """
 
     def __init__(self, start: Union[Position, str] = STARTING_SFEN):
-        self.position = start.copy() if isinstance(start, Position) else Position.from_sfen(start)
-        self.start_sfen = self.position.sfen()
+        if isinstance(start, Position):
+            self.position, self._start_sfen = start.copy(), None
+        else:
+            parsed, self._start_sfen = _start_position(start)
+            self.position = parsed.copy()
+        self._start = self.position.copy()
         self.moves: list = []
         self.keys = [self.position.key()]
         self.checks = [self.position.is_check()]
         self._seen = {self.keys[0]: [0]}
         self.ending: Optional[Ending] = None
+
+    @property
+    def start_sfen(self) -> str:
+        """The SFEN of the start position."""
+        if self._start_sfen is None:
+            self._start_sfen = self._start.sfen()
+        return self._start_sfen
+
+    @property
+    def start_position(self) -> Position:
+        """A copy of the start position."""
+        return self._start.copy()
 
     @property
     def ply(self) -> int:
@@ -90,8 +115,7 @@ class Game:
 
     def _mover(self, ply: int) -> int:
         """The colour that played move number ``ply`` (1-based)."""
-        first = BLACK if self.start_sfen.split()[1] == "b" else WHITE
-        return first ^ ((ply - 1) & 1)
+        return self._start.turn ^ ((ply - 1) & 1)
 
     def _repetition(self, plies: list) -> Ending:
         first, last = plies[0], plies[-1]

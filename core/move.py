@@ -54,6 +54,12 @@ class Move(NamedTuple):
 
     def usi(self) -> str:
         """The USI text of the move."""
+        text = _USI_TEXT.get(self)
+        if text is None:
+            text = _USI_TEXT[self] = self._usi()
+        return text
+
+    def _usi(self) -> str:
         if self.from_square is None:
             return f"{USI_LETTERS[self.drop]}*{square_name(self.to_square)}"
         text = square_name(self.from_square) + square_name(self.to_square)
@@ -86,4 +92,5 @@ def _parse_usi(text: str) -> Move:
     raise ValueError(f"not a USI move: {text!r} (expected e.g. 7g7f, 8h2b+ or P*5e)")
 
 
-_USI_CACHE: dict = {}
+_USI_CACHE: dict = {}  # text -> Move (valid USI texts only, so at most ~13,000 entries)
+_USI_TEXT: dict = {}  # Move -> text, likewise bounded

@@ -29,7 +29,8 @@ from core.move import Move
 from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, BISHOP, ROOK, GOLD, KING, PROMOTE,
                          HAND_TYPES, FULL_SET, USI_LETTERS, COLOUR_NAMES, square_name,
                          is_dead_square)
-from core.tables import STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE, FILE_SQUARES
+from core.tables import (STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE, FILE_SQUARES,
+                         PIN_RAY)
 
 STARTING_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
@@ -402,12 +403,28 @@ class Position:
         if ksq is not None:
             if t == KING:
                 ksq = to
-            elif LINE[ksq][f] is None and not self.is_check():
-                return None  # not pinned, not in check: the king stays safe
+            elif not self.is_check() and not self._shields_king(f, ksq):
+                return None  # not in check, and the piece shields the king from nothing
             if self._exposes_king(f, to, code, ksq):
                 return IllegalMove("leaves_king_in_check", f"after {square_name(f)}-"
                                    f"{square_name(to)} {COLOUR_NAMES[c]}'s king would be in check")
         return None
+
+    def _shields_king(self, f: int, ksq: int) -> bool:
+        """Could moving the piece on ``f`` open a line from an enemy slider to the king on
+        ``ksq``? (Nothing between king and piece, and an enemy slider first beyond it.)"""
+        pin = PIN_RAY[ksq][f]
+        if pin is None:
+            return False
+        b = self.board
+        for s in LINE[ksq][f]:
+            if b[s]:
+                return False
+        for s in pin[1]:
+            p = b[s]
+            if p:
+                return p in FAR[self.turn ^ 1][pin[0]]
+        return False
 
     def _check_drop(self, t: int, to: int) -> Optional[IllegalMove]:
         b = self.board

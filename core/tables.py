@@ -130,5 +130,13 @@ for _s in range(81):
         for _i, _t in enumerate(_r):
             LINE[_s][_t] = _r[:_i]
 
+#: PIN_RAY[a][b]: for squares on a common line, (direction index from a to b, the squares beyond b
+#: on that ray); None otherwise. Tells whether a piece on b shields a king on a from a slider.
+PIN_RAY = [[None] * 81 for _ in range(81)]
+for _s in range(81):
+    for _d, _r in RAY8[_s]:
+        for _i, _t in enumerate(_r):
+            PIN_RAY[_s][_t] = (_d, _r[_i + 1:])
+
 #: FILE_SQUARES[f]: the nine squares of file ``f + 1``.
 FILE_SQUARES = tuple(tuple(range(f * 9, f * 9 + 9)) for f in range(9))

@@ -57,17 +57,14 @@ def declared_encoding(data: bytes):
     return None
 
 
+_KANA_KANJI = re.compile("[\u3040-\u30ff\u4e00-\u9fff\uff01-\uff5e\u25b2\u25b3]")
+_GARBLED = re.compile("[\uff61-\uff9f\ue000-\uf8ff\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
 def _japanese_score(text: str) -> int:
     """Higher for text made of kana, common kanji and full-width forms; half-width katakana,
     private-use and control characters count against it (the marks of a wrong decoding)."""
-    score = 0
-    for ch in text:
-        o = ord(ch)
-        if 0x3040 <= o <= 0x30FF or 0x4E00 <= o <= 0x9FFF or 0xFF01 <= o <= 0xFF5E or o in (0x25B2, 0x25B3):
-            score += 2
-        elif 0xFF61 <= o <= 0xFF9F or 0xE000 <= o <= 0xF8FF or (o < 32 and ch not in "\n\r\t"):
-            score -= 3
-    return score
+    return 2 * len(_KANA_KANJI.findall(text)) - 3 * len(_GARBLED.findall(text))
 
 
 def decode(data: bytes) -> Decoded:
@@ -96,10 +93,12 @@ def decode(data: bytes) -> Decoded:
             text = data.decode(codec)
         except UnicodeDecodeError:
             continue
-        candidates.append((_japanese_score(text), codec, text))
-    if candidates:
-        candidates.sort(key=lambda c: c[0], reverse=True)
+        candidates.append((_japanese_score(text[:4000]), codec, text))
+    if len(candidates) == 1:
         _, codec, text = candidates[0]
+        return Decoded(_normalize(text), codec, findings)
+    if candidates:
+        _, codec, text = max(candidates, key=lambda c: c[0])
         return Decoded(_normalize(text), codec, findings)
     # nothing fits every byte: take the codec that fits most of them, and say where it fails
     def fit(codec):

@@ -771,8 +771,13 @@ _KIF_SNIFF = re.compile(r"\s*[0-9]+\s+(?:[1-9１-９][一二三四五六七八�
 _KI2_SNIFF = re.compile(rf"\s*[{KI2_MARKS}]\s*(?:[1-9１-９][一二三四五六七八九]|同|仝)")
 
 
+_LAST_SNIFF = [None, None]  # the last text sniffed and its counts (KIF and KI2 both ask)
+
+
 def sniff(text: str) -> tuple:
     """``(kif_lines, ki2_lines, other_signs)`` counted over the first 60 lines."""
+    if text is _LAST_SNIFF[0]:
+        return _LAST_SNIFF[1]
     kif = ki2 = signs = 0
     if not isinstance(text, str):
         return 0, 0, 0
@@ -788,6 +793,7 @@ def sniff(text: str) -> tuple:
         elif line.startswith(("手合割", "先手：", "後手：", "開始日時", "上手：", "下手：")) \
                 or is_bod_line(line):
             signs += 1
+    _LAST_SNIFF[:] = text, (kif, ki2, signs)
     return kif, ki2, signs
 
 

@@ -34,6 +34,13 @@ def sniff(text: str, name: str = "") -> Optional[str]:
 
     extension = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
     hinted = EXTENSIONS.get(extension)
+    # the usual case first: the content is what the name says
+    if hinted in ("csa", "csa1") and (looks_like_csa1 if hinted == "csa1" else looks_like_csa)(text):
+        return "csa1" if hinted == "csa1" or looks_like_csa1(text) else "csa"
+    if hinted in ("kif", "kifu") and looks_like_kif(text) and not looks_like_ki2(text):
+        return hinted
+    if hinted == "ki2" and looks_like_ki2(text) and not looks_like_kif(text):
+        return "ki2"
     if text.lstrip().startswith("{"):
         return "jkf" if looks_like_jkf(text) else None
     if looks_like_usi(text):

@@ -22,10 +22,15 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Optional
 
 from core.game import Game
 from core.move import Move
+from core.notation.csa import parse_csa_move
+from core.notation.jkf import parse_jkf_move
+from core.notation.ki2 import parse_ki2_move
+from core.notation.kif import parse_kif_move
 from core.position import Position, SfenError
 from ingest.headers import normalize_headers
 from ingest.record import ERROR, WARNING, INFO, Finding, GameRecord
@@ -37,26 +42,15 @@ def _read_usi(position, text, previous_to):
 
 
 def _read_csa(position, text, previous_to):
-    from core.notation.csa import parse_csa_move
     return parse_csa_move(position, text)
 
 
-def _read_kif(position, text, previous_to):
-    from core.notation.kif import parse_kif_move
-    return parse_kif_move(position, text, previous_to)
-
-
-def _read_ki2(position, text, previous_to):
-    from core.notation.ki2 import parse_ki2_move
-    return parse_ki2_move(position, text, previous_to)
-
-
 def _read_jkf(position, text, previous_to):
-    from core.notation.jkf import parse_jkf_move
-    return parse_jkf_move(position, json.loads(text))
+    return parse_jkf_move(position, text)
 
 
-READERS = {"usi": _read_usi, "csa": _read_csa, "kif": _read_kif, "ki2": _read_ki2,
+#: notation -> reader(position, text, previous_to) -> Move
+READERS = {"usi": _read_usi, "csa": _read_csa, "kif": parse_kif_move, "ki2": parse_ki2_move,
            "jkf": _read_jkf}
 
 
@@ -117,25 +111,27 @@ def replay_line(start, moves, first_ply: int = 1, prefix=()) -> LineReplay:
     for move in prefix:
         game.play(move)
     result = LineReplay(game)
+    position = game.position
+    play = game.play
     for i, record in enumerate(moves):
-        ply = first_ply + i
         reader = READERS.get(record.notation)
-        previous = game.position.last_move
+        last = position.last_move
         try:
             if reader is None:
                 raise ValueError(f"no reader for notation {record.notation!r}")
-            move = reader(game.position, record.text, previous.to_square if previous else None)
+            move = reader(position, record.text, last.to_square if last else None)
         except ValueError as error:  # NotationError, bad USI, bad JSON are all ValueErrors
             code = getattr(error, "code", "unparsable_move")
             message = getattr(error, "message", None) or str(error)
-            result.findings.append(Finding(ERROR, code, message, record.line, ply, record.text))
-            result.first_illegal_ply, result.illegal_code = ply, code
-            break
-        reason = game.play(move)
-        if reason is not None:
-            result.findings.append(Finding(ERROR, reason.code, reason.message, record.line, ply,
+            result.findings.append(Finding(ERROR, code, message, record.line, first_ply + i,
                                            record.text))
-            result.first_illegal_ply, result.illegal_code = ply, reason.code
+            result.first_illegal_ply, result.illegal_code = first_ply + i, code
+            break
+        reason = play(move)
+        if reason is not None:
+            result.findings.append(Finding(ERROR, reason.code, reason.message, record.line,
+                                           first_ply + i, record.text))
+            result.first_illegal_ply, result.illegal_code = first_ply + i, reason.code
             break
     if result.first_illegal_ply is not None:
         skipped = len(moves) - (result.first_illegal_ply - first_ply) - 1
@@ -144,6 +140,11 @@ def replay_line(start, moves, first_ply: int = 1, prefix=()) -> LineReplay:
                                             if skipped > 1 else "the next move was not replayed"), moves[-skipped].line,
                                            result.first_illegal_ply + 1, moves[-skipped].text))
     return result
+
+
+@lru_cache(maxsize=256)
+def _irregularities(start_sfen: str) -> tuple:
+    return tuple(Position.from_sfen(start_sfen).irregularities())
 
 
 def fingerprint(start_sfen: str, usi_moves) -> str:
@@ -159,10 +160,9 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     findings = list(record.findings) + main.findings
     game = main.game
     if game is not None:
-        start = Position.from_sfen(game.start_sfen)
         findings[:0] = [Finding(WARNING, "irregular_start_position", f"the start position breaks "
                                 f"the rules: {reason.message}", record.first_line, 0, reason.code)
-                        for reason in start.irregularities()]
+                        for reason in _irregularities(game.start_sfen)]
     if game is None:
         return ValidatedGame(record, normalize_headers(record.headers), record.start_sfen, 0, [], [],
                              main.first_illegal_ply, main.illegal_code, None, "none", "unknown",

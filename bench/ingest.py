@@ -1,0 +1,173 @@
+"""Ingest throughput: read + parse + validate + key, for the KIF and the CSA files of the fixtures,
+beside rsshogi's and cshogi's readers on the same files in the same run; and ``--jobs 2`` against
+one job on a larger copy of the fixtures.
+
+Every contender starts from the file's bytes, decodes them, parses the record, checks every move
+of the main line with its single-move legality test, plays it and computes the position's key.
+The corpus is restricted to the files that every library reads to the same number of moves as
+kifudb (the others skip some records or mis-read them; the count left out is printed).
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from ingest.read import read_bytes, record_files
+from ingest.validate import validate_record
+from kifudb.validate import validate_files
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "tests" / "fixtures" / "records"
+_CODECS = {"utf-8-bom": "utf-8-sig", "ascii": "utf-8", "utf-8": "utf-8", "cp932": "cp932",
+           "euc-jp": "euc-jp", "shift_jis": "cp932"}
+
+
+def load_corpus(kind: str):
+    """``[(path, bytes, codec, format)]`` of the fixture files of one kind (``kif`` or ``csa``)."""
+    rows = csv.DictReader(open(RECORDS / "MANIFEST.csv", encoding="utf-8"))
+    formats = {"kif": ("kif", "kifu"), "csa": ("csa",)}[kind]
+    return [(str(RECORDS / r["path"]), (RECORDS / r["path"]).read_bytes(), _CODECS[r["encoding"]],
+             r["format"]) for r in rows if r["format"] in formats and r["games"] not in ("", "0")]
+
+
+def kifudb_games(items) -> int:
+    n = 0
+    for path, data, _, _ in items:
+        for record in read_bytes(data, path).records:
+            n += validate_record(record).moves
+    return n
+
+
+def _rsshogi_records(text: str, fmt: str):
+    from rsshogi.record import Record
+    if fmt == "csa":
+        return Record.from_csa_games_str(text)
+    return [Record.from_kif_str(text)]
+
+
+def rsshogi_games(items) -> int:
+    from rsshogi.core import Board
+    n = 0
+    for _, data, codec, fmt in items:
+        for record in _rsshogi_records(data.decode(codec), fmt):
+            board = Board(record.init_position_sfen)
+            for entry in record.moves:
+                move = entry.move
+                if not board.is_legal_move(move):
+                    raise ValueError("rsshogi: illegal move")
+                board.push_move(move)
+                board.zobrist_hash()
+                n += 1
+    return n
+
+
+def _cshogi_parsers(text: str, fmt: str):
+    import cshogi.CSA
+    import cshogi.KIF
+    if fmt == "csa":
+        return cshogi.CSA.Parser.parse_str(text)
+    return [cshogi.KIF.Parser.parse_str(text)]
+
+
+def cshogi_games(items) -> int:
+    import cshogi
+    board = cshogi.Board()
+    n = 0
+    for _, data, codec, fmt in items:
+        for parser in _cshogi_parsers(data.decode(codec), fmt):
+            board.set_sfen(parser.sfen)
+            for move in parser.moves:
+                if not board.is_legal(move):
+                    raise ValueError("cshogi: illegal move")
+                board.push(move)
+                board.zobrist_hash()
+                n += 1
+    return n
+
+
+CONTENDERS = (("kifudb", kifudb_games), ("rsshogi", rsshogi_games), ("cshogi", cshogi_games))
+
+
+def _counts(item) -> set:
+    counts = set()
+    for _, function in CONTENDERS:
+        try:
+            counts.add(function([item]))
+        except Exception:  # a library that cannot read the file at all
+            counts.add(-1)
+    return counts
+
+
+def agreed(items):
+    """The files every library reads to kifudb's number of moves. Each file is tried in a child
+    process, because cshogi crashes (segmentation fault) on some records."""
+    import multiprocessing
+
+    keep = []
+    context = multiprocessing.get_context("fork")
+    with context.Pool(1, maxtasksperchild=1) as pool:
+        for item in items:
+            result = pool.apply_async(_counts, (item,))
+            try:
+                if len(result.get(timeout=30)) == 1:
+                    keep.append(item)
+            except Exception:  # the child died: leave the file out
+                pass
+    return keep
+
+
+def _median_time(function, items, runs: int):
+    function(items)
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        n = function(items)
+        times.append(time.perf_counter() - started)
+    return n, statistics.median(times)
+
+
+def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
+    items = load_corpus(kind)
+    kept = agreed(items)
+    corpus = kept * repeat
+    games = sum(len(read_bytes(d, p).records) for p, d, _, _ in kept)
+    print(f"\n## {kind.upper()} files: read + parse + validate + key ({len(kept)} of {len(items)} "
+          f"files that every library reads alike, {games} games, each file {repeat}x; median of "
+          f"{runs} runs)")
+    print(f"{'library':10s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
+    base = None
+    for name, function in CONTENDERS:
+        n, seconds = _median_time(function, corpus, runs)
+        rate = n / seconds
+        base = base or rate
+        print(f"{name:10s} {rate:13,.0f} {games * repeat / seconds:9,.0f} {rate / base:9.2f}x")
+
+
+def run_jobs(runs: int = 3, copies: int = 8) -> None:
+    files = list(record_files([RECORDS]))
+    with tempfile.TemporaryDirectory() as tmp:
+        copied = []
+        for i in range(copies):
+            for n, path in enumerate(files):
+                target = Path(tmp, str(i), f"{n}{Path(path).suffix}")
+                target.parent.mkdir(exist_ok=True)
+                shutil.copyfile(path, target)
+                copied.append(str(target))
+        print(f"\n## kifudb validate --jobs: {len(copied)} files ({copies} copies of the fixtures), "
+              f"median of {runs} runs")
+        timings = {}
+        for jobs in (1, 2):
+            times = []
+            for _ in range(runs):
+                started = time.perf_counter()
+                for _rows in validate_files(copied, jobs=jobs):
+                    pass
+                times.append(time.perf_counter() - started)
+            timings[jobs] = statistics.median(times)
+            print(f"--jobs {jobs}: {timings[jobs]:6.2f} s  {len(copied) / timings[jobs]:8,.0f} files/s")
+        print(f"speed-up of --jobs 2: {timings[1] / timings[2]:.2f}x")
