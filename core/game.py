@@ -90,11 +90,12 @@ class Game:
         if reason is not None:
             return reason
         position.push(move)
-        self.moves.append(move)
+        moves = self.moves
+        moves.append(move)
         key = position.key()
         self.keys.append(key)
         self.checks.append(position.is_check())
-        ply = len(self.moves)
+        ply = len(moves)
         seen = self._seen.get(key)
         if seen is None:
             self._seen[key] = [ply]

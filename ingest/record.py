@@ -22,7 +22,7 @@ from core.position import STARTING_SFEN
 ERROR, WARNING, INFO = "error", "warning", "info"
 
 
-@dataclass
+@dataclass(slots=True)
 class Finding:
     """Something wrong or notable in a record: where (line, ply), what (code), and why."""
 
@@ -43,7 +43,7 @@ class Finding:
         return f"{self.severity} {self.code} ({', '.join(where) or 'file'}){quoted}: {self.message}"
 
 
-@dataclass
+@dataclass(slots=True)
 class MoveRecord:
     """One move as the record writes it.
 
