@@ -20,6 +20,8 @@ import datetime
 import re
 from typing import Optional
 
+from ingest.record import WARNING, Finding
+
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９／：", "0123456789/:")
 _DATE = re.compile(r"(\d{4})\s*[/\-年.]\s*(\d{1,2})\s*[/\-月.]\s*(\d{1,2})")
 
@@ -58,3 +60,39 @@ def normalize_headers(raw: dict) -> dict:
             value = parse_date(value)
         out[name] = value
     return out
+
+
+def header_findings(raw: dict, normalized: dict, start_sfen: str) -> list:
+    """Problems in the headers: a date that is no date, an end before the start, a 手合割 that
+    names a handicap the start position is not.
+
+    >>> [f.code for f in header_findings({"開始日時": "2014/13/45"}, normalize_headers(
+    ...     {"開始日時": "2014/13/45"}), "startpos")]
+    ['bad_date']
+    """
+    from core.handicap import canonical_name, handicap_name, EVEN
+
+    findings = []
+    for name in ("start_date", "end_date"):
+        written = next((raw[k] for k in FIELDS[name] if raw.get(k, "").strip()), None)
+        if written is not None and normalized[name] is None and any(c.isdigit() for c in
+                                                                     written.translate(_FULL_WIDTH)):
+            findings.append(Finding(WARNING, "bad_date", f"{written!r} is not a calendar date",
+                                    text=written))
+    start, end = normalized["start_date"], normalized["end_date"]
+    if start and end and end < start:
+        findings.append(Finding(WARNING, "bad_date", f"the game ends ({end}) before it starts "
+                                f"({start})", text=end))
+    written = normalized["handicap"]
+    if written:
+        try:
+            named = canonical_name(written)
+        except KeyError:
+            named = None
+        actual = handicap_name(start_sfen) if start_sfen != "startpos" else EVEN
+        # 平手 beside a board diagram is how Kifu for Windows writes any set-up position
+        if named is not None and named != EVEN and actual != named:
+            findings.append(Finding(WARNING, "handicap_mismatch", f"the header says {written}, "
+                                    f"but the start position is "
+                                    f"{actual or 'not a standard handicap'}", text=written))
+    return findings

@@ -32,7 +32,7 @@ from core.notation.jkf import parse_jkf_move
 from core.notation.ki2 import parse_ki2_move
 from core.notation.kif import parse_kif_move
 from core.position import Position, SfenError
-from ingest.headers import normalize_headers
+from ingest.headers import header_findings, normalize_headers
 from ingest.record import ERROR, WARNING, INFO, Finding, GameRecord
 from ingest.result import settle
 
@@ -157,14 +157,16 @@ def fingerprint(start_sfen: str, usi_moves) -> str:
 def validate_record(record: GameRecord) -> ValidatedGame:
     """Replay the main line and every variation of ``record``; never raises on bad input."""
     main = replay_line(record.start_sfen, record.moves)
-    findings = list(record.findings) + main.findings
+    headers = normalize_headers(record.headers)
+    findings = list(record.findings) + header_findings(record.headers, headers, record.start_sfen)
+    findings += main.findings
     game = main.game
     if game is not None:
         findings[:0] = [Finding(WARNING, "irregular_start_position", f"the start position breaks "
                                 f"the rules: {reason.message}", record.first_line, 0, reason.code)
                         for reason in _irregularities(game.start_sfen)]
     if game is None:
-        return ValidatedGame(record, normalize_headers(record.headers), record.start_sfen, 0, [], [],
+        return ValidatedGame(record, headers, record.start_sfen, 0, [], [],
                              main.first_illegal_ply, main.illegal_code, None, "none", "unknown",
                              fingerprint(record.start_sfen, []), findings)
     if game.ending is not None and game.ply > game.ending.ply:
@@ -178,7 +180,7 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     for index, variation in enumerate(record.variations):
         findings += _replay_variation(record, index, variation, lines)
     usi = [m.usi() for m in game.moves]
-    return ValidatedGame(record, normalize_headers(record.headers), game.start_sfen, game.ply, usi,
+    return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
                          game.position.sfen(), winner, reason, fingerprint(game.start_sfen, usi),
                          findings, game)

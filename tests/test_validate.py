@@ -206,3 +206,15 @@ def test_mutated_real_files_never_crash(path, rng, edits):
     read = read_bytes(bytes(data), path.name)
     for record in read.records:
         validate_record(record).sfens()
+
+
+def test_header_problems_are_reported():
+    text = ("開始日時：2014/09/31\n終了日時：2014/09/01\n手合割：香落ち\n"
+            "手数----指手--\n   1 ７六歩(77)\n").encode("utf-8")
+    game = validate_record(read_bytes(text, "headers.kif").records[0])
+    codes = sorted(f.code for f in game.findings)
+    assert codes.count("bad_date") == 1  # 9/31 is no date, so the end cannot be compared
+    assert "handicap_mismatch" not in codes  # 香落ち: the reader starts from that handicap
+    assert game.headers["end_date"] == "2014-09-01" and game.headers["start_date"] is None
+    row = validate_file(str(RECORDS / "shogihome/src/command/usi-csa-bridge/e2e/scenario/27/record.csa"))[0]
+    assert [f["code"] for f in row["findings"]] == ["bad_date"]  # '$START_TIME: 15:35:06'
