@@ -3,7 +3,7 @@
 Every library parses each USI move, checks that it is legal with its single-move test, plays it
 and computes the position's hash key. Figures are positions per second, the median of several
 runs, and the ratio of each library to kifudb. Corpora: the real games of
-``tests/fixtures/usi/real_games.usi`` (+ the demo samples) and a seeded synthetic corpus of
+``tests/fixtures/usi/real_games.usi`` and a seeded synthetic corpus of
 random legal games (``bench/synthetic.py``). perft(4) from the start position closes the run.
 
     python -m bench [--runs 5] [--synthetic 2000] [--only engine|ingest]
@@ -126,7 +126,6 @@ def main(argv=None) -> int:
 def run_engine(args) -> None:
     """Replay the real and synthetic games with every engine, then perft."""
     real = load_usi(ROOT / "tests/fixtures/usi/real_games.usi")
-    real += load_usi(ROOT / "data/samples/games.usi")
     run_corpus("real games", real, args.runs)
     synthetic = cached_synthetic(args.synthetic)
     run_corpus(f"synthetic corpus (seed 2026)", synthetic, args.runs)

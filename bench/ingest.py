@@ -66,6 +66,15 @@ def rsshogi_games(items) -> int:
     return n
 
 
+def rsshogi_reader_only(items) -> int:
+    """rsshogi's reader alone (it checks every move while reading), without keying positions."""
+    n = 0
+    for _, data, codec, fmt in items:
+        for record in _rsshogi_records(data.decode(codec), fmt):
+            n += len(record.moves)
+    return n
+
+
 def _cshogi_parsers(text: str, fmt: str):
     import cshogi.CSA
     import cshogi.KIF
@@ -139,13 +148,13 @@ def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
     print(f"\n## {kind.upper()} files: read + parse + validate + key ({len(kept)} of {len(items)} "
           f"files that every library reads alike, {games} games, each file {repeat}x; median of "
           f"{runs} runs)")
-    print(f"{'library':10s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
+    print(f"{'library':20s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
     base = None
-    for name, function in CONTENDERS:
+    for name, function in CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),):
         n, seconds = _median_time(function, corpus, runs)
         rate = n / seconds
         base = base or rate
-        print(f"{name:10s} {rate:13,.0f} {games * repeat / seconds:9,.0f} {rate / base:9.2f}x")
+        print(f"{name:20s} {rate:13,.0f} {games * repeat / seconds:9,.0f} {rate / base:9.2f}x")
 
 
 def run_jobs(runs: int = 3, copies: int = 8) -> None:
