@@ -1,0 +1,97 @@
+"""The store's tables: their Arrow schemas, and the compact integer code of a move.
+
+A store is a folder of Parquet batches (see ``analytics.store``); every batch holds the same six
+tables:
+
+* ``games``: one row per distinct game (the same game read from several files is one game):
+  ``game`` (a dense integer id), ``fingerprint``, the normalized headers, ``headers`` (all raw
+  headers as JSON), ``start_sfen``, ``moves``, ``valid``, ``first_illegal_ply``, ``illegal_code``,
+  ``winner``, ``reason``, ``declared_ending``.
+* ``sources``: where each game was read: ``game``, ``path``, ``index`` (in the file),
+  ``format``, ``encoding``, ``batch`` (the batch that read it).
+* ``moves``: every move of every line: ``game``, ``line`` (0 = main line, else the variation's
+  number), ``ply``, ``usi`` (null if it could not be replayed), ``text`` as written,
+  ``seconds``, ``comment``.
+* ``positions``: every main-line position, **sorted by key**: ``key`` (the 64-bit position key,
+  unsigned), ``game``, ``ply``, ``black_to_move``, ``next_move`` (the code of the move played
+  next, null at the end).
+* ``findings``: every validation finding, as ``kifudb validate`` reports it (and ``batch``).
+* ``files``: the files this batch read: ``path``, ``sha256``, ``size``, ``games`` (their ids),
+  ``batch``.
+* ``retired``: ``path``, ``batch``: a file read again because it changed; its sources, findings
+  and files rows from earlier batches no longer count.
+
+The move code packs a move in 14 bits: a board move is ``from * 81 + to`` (+ 6561 when it
+promotes), a drop is ``13122 + (type - 1) * 81 + to``::
+
+    >>> from core import Move
+    >>> move_code(Move.from_usi("7g7f")), move_code(Move.from_usi("P*5e"))
+    (4919, 13162)
+    >>> code_usi(4919), code_usi(13162)
+    ('7g7f', 'P*5e')
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from core.move import Move
+
+DROP_BASE = 13122
+
+GAMES = pa.schema([
+    ("game", pa.int32()), ("fingerprint", pa.string()), ("event", pa.string()),
+    ("date", pa.date32()), ("end_date", pa.date32()), ("black", pa.string()),
+    ("white", pa.string()), ("handicap", pa.string()), ("time_control", pa.string()),
+    ("place", pa.string()), ("opening", pa.string()), ("headers", pa.string()),
+    ("start_sfen", pa.string()), ("moves", pa.int16()), ("valid", pa.bool_()),
+    ("first_illegal_ply", pa.int16()), ("illegal_code", pa.string()), ("winner", pa.string()),
+    ("reason", pa.string()), ("declared_ending", pa.string()),
+])
+SOURCES = pa.schema([
+    ("game", pa.int32()), ("path", pa.string()), ("index", pa.int32()),
+    ("format", pa.string()), ("encoding", pa.string()), ("batch", pa.int32()),
+])
+MOVES = pa.schema([
+    ("game", pa.int32()), ("line", pa.int16()), ("ply", pa.int16()), ("usi", pa.string()),
+    ("text", pa.string()), ("seconds", pa.float32()), ("comment", pa.string()),
+])
+POSITIONS = pa.schema([
+    ("key", pa.uint64()), ("game", pa.int32()), ("ply", pa.int16()),
+    ("black_to_move", pa.bool_()), ("next_move", pa.int16()),
+])
+FINDINGS = pa.schema([
+    ("game", pa.int32()), ("path", pa.string()), ("index", pa.int32()),
+    ("severity", pa.string()), ("code", pa.string()), ("line", pa.int32()),
+    ("ply", pa.int32()), ("text", pa.string()), ("message", pa.string()), ("batch", pa.int32()),
+])
+FILES = pa.schema([
+    ("path", pa.string()), ("sha256", pa.string()), ("size", pa.int64()),
+    ("games", pa.list_(pa.int32())), ("batch", pa.int32()),
+])
+RETIRED = pa.schema([("path", pa.string()), ("batch", pa.int32())])
+
+TABLES = {"games": GAMES, "sources": SOURCES, "moves": MOVES, "positions": POSITIONS,
+          "findings": FINDINGS, "files": FILES, "retired": RETIRED}
+
+
+def move_code(move: Move) -> int:
+    """The 14-bit code of a move (see the module docstring)."""
+    if move.from_square is None:
+        return DROP_BASE + (move.drop - 1) * 81 + move.to_square
+    return move.from_square * 81 + move.to_square + (6561 if move.promotion else 0)
+
+
+def code_move(code: int) -> Move:
+    """The move of a code."""
+    if code >= DROP_BASE:
+        drop, to = divmod(code - DROP_BASE, 81)
+        return Move(None, to, False, drop + 1)
+    promotion = code >= 6561
+    from_square, to = divmod(code - 6561 if promotion else code, 81)
+    return Move(from_square, to, promotion, None)
+
+
+def code_usi(code: int) -> str:
+    """The USI text of a move code."""
+    return code_move(code).usi()
