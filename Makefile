@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/kifudb replay data/samples/games.usi
+	$(BIN)/kifudb ingest data/samples --store data/store
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

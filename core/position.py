@@ -230,6 +230,36 @@ class Position:
         other._in_check = self._in_check
         return other
 
+    def mirror(self) -> "Position":
+        """The left-right mirror image: the piece on file f goes to file 10 - f (rank, owner,
+        hands, side to move and move number unchanged). A new position, without history.
+
+        >>> pos = Position()
+        >>> pos.push_usi("7g7f"); pos.push_usi("3c3d"); pos.push_usi("8h2b+")
+        Move.from_usi('7g7f')
+        Move.from_usi('3c3d')
+        Move.from_usi('8h2b+')
+        >>> pos.mirror().sfen()
+        'lnsgkgsnl/1+B5r1/pp1pppppp/2p6/9/6P2/PPPPPP1PP/1R7/LNSGKGSNL w B 4'
+        >>> pos.mirror().mirror() == pos
+        True
+        >>> Position().mirror().sfen(move_number=False)  # rook and bishop change sides
+        'lnsgkgsnl/1b5r1/ppppppppp/9/9/9/PPPPPPPPP/1R5B1/LNSGKGSNL b -'
+        >>> pos.mirror().key() == Position.from_sfen(pos.mirror().sfen()).key()
+        True
+        """
+        other = Position.__new__(Position)
+        other.board = [self.board[(8 - s // 9) * 9 + s % 9] for s in range(81)]
+        other.hands = [self.hands[0][:], self.hands[1][:]]
+        other.turn = self.turn
+        other.move_number = self.move_number
+        other.king_squares = [None if s is None else (8 - s // 9) * 9 + s % 9
+                              for s in self.king_squares]
+        other._stack = []
+        other._in_check = self._in_check
+        other._key = other._compute_key()
+        return other
+
     def __eq__(self, other) -> bool:
         return (isinstance(other, Position) and self.board == other.board
                 and self.hands == other.hands and self.turn == other.turn)

@@ -147,10 +147,14 @@ def _irregularities(start_sfen: str) -> tuple:
     return tuple(Position.from_sfen(start_sfen).irregularities())
 
 
-def fingerprint(start_sfen: str, usi_moves) -> str:
-    """16 hex digits identifying a game by its start position and moves, whatever its format."""
+def fingerprint(start_sfen: str, usi_moves, illegal_ply=None) -> str:
+    """16 hex digits identifying a game by its start position and moves, whatever its format:
+    BLAKE2b (8 bytes) of ``<board side hands>|<usi moves, space-separated>``, plus ``|!<ply>``
+    when the record goes on with an illegal or unreadable move at that ply."""
     start = " ".join(start_sfen.split()[:3])
-    data = f"{start}|{' '.join(usi_moves)}".encode("ascii")
+    data = f"{start}|{' '.join(usi_moves)}".encode("ascii", "replace")
+    if illegal_ply is not None:
+        data += f"|!{illegal_ply}".encode()
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
@@ -168,7 +172,7 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     if game is None:
         return ValidatedGame(record, headers, record.start_sfen, 0, [], [],
                              main.first_illegal_ply, main.illegal_code, None, "none", "unknown",
-                             fingerprint(record.start_sfen, []), findings)
+                             fingerprint(record.start_sfen, [], main.first_illegal_ply), findings)
     if game.ending is not None and game.ply > game.ending.ply:
         findings.append(Finding(WARNING, "repetition_not_ended", f"{game.ending.message}, but "
                                 f"the record goes on for {game.ply - game.ending.ply} more moves",
@@ -182,7 +186,8 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     usi = [m.usi() for m in game.moves]
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
-                         game.position.sfen(), winner, reason, fingerprint(game.start_sfen, usi),
+                         game.position.sfen(), winner, reason,
+                         fingerprint(game.start_sfen, usi, main.first_illegal_ply),
                          findings, game)
 
 

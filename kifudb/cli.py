@@ -65,6 +65,38 @@ def replay(paths, quiet: bool) -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Store folder (default: data/store).")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Worker processes that read and validate.")
+@click.option("--compact/--no-compact", default=None,
+              help="Rewrite the store into one batch afterwards (default: when it has more "
+                   "than 8 batches).")
+def ingest(paths, store_dir, jobs: int, compact) -> None:
+    """Read, validate and store every game of PATHS (files, folders, globs)."""
+    from analytics.store import DEFAULT_STORE, Store
+    from ingest.store_writer import ingest_paths
+
+    store = Store(store_dir or DEFAULT_STORE)
+    started = time.perf_counter()
+    report = ingest_paths(paths, store.root, jobs=jobs, progress=sys.stderr.isatty())
+    elapsed = time.perf_counter() - started
+    batches = len(store.manifest()["batches"])
+    if compact or (compact is None and batches > 8):
+        with store.writing():
+            store.compact()
+    click.echo(f"{report.files_read} files read ({report.files_skipped} unchanged, skipped; "
+               f"{report.files_replaced} changed, replaced), {report.games_read} games: "
+               f"{report.games_added} new, {report.games_known} already stored; "
+               f"{report.positions_added} positions added in {elapsed:.2f} s; "
+               f"{report.findings} findings")
+    totals = store.connect().execute(
+        "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions)").fetchone()
+    click.echo(f"store {store.root}: {totals[0]} games, {totals[1]} positions")
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl", "csv", "html"]),
               default="text", show_default=True, help="Report format.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True, path_type=Path),

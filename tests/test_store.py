@@ -1,0 +1,168 @@
+"""The store: ingest of real records, idempotent re-ingest, changed files, one game from many
+files, compaction, and an ingest killed with SIGKILL at random moments."""
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from analytics.store import Store
+from ingest.store_writer import ingest_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "tests" / "fixtures" / "records"
+KIF = RECORDS / "kifu-for-js/packages/json-kifu-format/test/files/kif/ryuou201409020101.kif"
+JKF = RECORDS / "kifu-for-js/packages/json-kifu-format/test/files/jkf/ryuou201409020101.jkf"
+
+
+def counts(store):
+    c = store.connect()
+    return {t: c.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            for t in ("games", "sources", "moves", "positions", "findings", "files")}
+
+
+def check_consistent(store):
+    """Every stored game has all its positions and moves; every source names a stored game."""
+    c = store.connect()
+    assert c.execute("SELECT count(*) FROM sources WHERE game NOT IN (SELECT game FROM games_all)"
+                     ).fetchone()[0] == 0
+    bad = c.execute("""SELECT g.game FROM games_all g LEFT JOIN
+                       (SELECT game, count(*) n FROM positions_all GROUP BY game) p USING (game)
+                       WHERE coalesce(p.n, 0) != (CASE WHEN g.start_sfen = '' THEN 0
+                                                  ELSE g.moves + 1 END)""").fetchall()
+    assert bad == []
+    keys = [k for (k,) in c.execute("SELECT key FROM positions_all").fetchall()]
+    assert len(keys) == len(set(zip(keys, range(len(keys)))))
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    root = tmp_path_factory.mktemp("store")
+    report = ingest_paths([RECORDS], root, jobs=2)
+    assert report.files_read == report.files_seen > 200
+    return Store(root)
+
+
+def test_ingest_real_records(store):
+    n = counts(store)
+    assert n["games"] == 170 and n["sources"] == 278 and n["files"] == 246
+    c = store.connect()
+    # positions = moves + 1 for every game, and a game from many files is stored once
+    assert n["positions"] == c.execute("SELECT sum(moves + 1) FROM games").fetchone()[0]
+    assert c.execute("SELECT count(DISTINCT fingerprint) FROM games").fetchone()[0] == n["games"]
+    check_consistent(store)
+    # the positions file is sorted by key
+    keys = [k for (k,) in c.execute("SELECT key FROM positions_all").fetchall()]
+    assert keys == sorted(keys)
+    # handicap games and their results are stored
+    row = c.execute("SELECT handicap, winner, reason FROM games JOIN sources USING (game) "
+                    "WHERE path LIKE '%20081220kyoochi.kif'").fetchone()
+    assert row[0] == "香落ち" and row[2] == "resign"
+
+
+def test_reingest_is_a_no_op(store):
+    before = (store.manifest(), counts(store))
+    report = ingest_paths([RECORDS], store.root)
+    assert report.files_skipped == report.files_seen and report.files_read == 0
+    assert (store.manifest(), counts(store)) == before
+
+
+def test_one_game_many_files(tmp_path):
+    report = ingest_paths([KIF, JKF], tmp_path)
+    assert (report.games_read, report.games_added, report.games_known) == (2, 1, 1)
+    c = Store(tmp_path).connect()
+    assert c.execute("SELECT count(*) FROM games").fetchone()[0] == 1
+    assert sorted(f for (f,) in c.execute("SELECT format FROM sources").fetchall()) == ["jkf", "kif"]
+
+
+def test_changed_file_replaces_its_games(tmp_path):
+    folder = tmp_path / "records"
+    folder.mkdir()
+    record = folder / "game.kif"
+    shutil.copyfile(KIF, record)
+    store = Store(tmp_path / "store")
+    ingest_paths([folder], store.root)
+    first = store.connect().execute("SELECT game, moves FROM games").fetchall()
+    text = KIF.read_bytes().decode("cp932")
+    shortened = text[:text.index("  50 ")] + "  50 投了\n"
+    record.write_bytes(shortened.encode("cp932"))
+    report = ingest_paths([folder], store.root)
+    assert report.files_replaced == 1 and report.games_added == 1
+    c = store.connect()
+    now = c.execute("SELECT game, moves FROM games").fetchall()
+    assert len(now) == 1 and now[0][1] == 49 and now != first
+    assert c.execute("SELECT count(*) FROM sources").fetchone()[0] == 1
+    assert c.execute("SELECT count(*) FROM files").fetchone()[0] == 1
+    # putting the old content back brings the old game back without storing it twice
+    shutil.copyfile(KIF, record)
+    report = ingest_paths([folder], store.root)
+    assert (report.games_added, report.games_known) == (0, 1)
+    assert store.connect().execute("SELECT game, moves FROM games").fetchall() == first
+    check_consistent(store)
+
+
+def test_compaction_keeps_what_counts(tmp_path):
+    folder = tmp_path / "records"
+    shutil.copytree(RECORDS / "csa-rs", folder)
+    store = Store(tmp_path / "store")
+    ingest_paths([folder], store.root)
+    ingest_paths([RECORDS / "apery-wcsc28"], store.root)
+    before = counts(store)
+    with store.writing():
+        store.compact()
+    assert len(store.manifest()["batches"]) == 1 and counts(store) == before
+    check_consistent(store)
+
+
+def test_readers_are_not_blocked_by_a_writer(store):
+    with store.writing():  # an ingest holds the writer's lock
+        assert counts(store)["games"] == 170
+
+
+def test_empty_store_answers_queries(tmp_path):
+    assert counts(Store(tmp_path)) == {t: 0 for t in ("games", "sources", "moves", "positions",
+                                                       "findings", "files")}
+
+
+KILLER = """
+import sys
+from ingest.store_writer import ingest_paths
+ingest_paths(sys.argv[2:], sys.argv[1], batch_positions=1500)
+"""
+
+
+def test_sigkill_mid_ingest_leaves_a_sound_store(tmp_path):
+    corpus = tmp_path / "corpus"
+    for i in range(4):  # copies in different folders: same games, more files, more batches
+        shutil.copytree(RECORDS / "apery-wcsc28", corpus / f"copy{i}")
+        shutil.copytree(RECORDS / "shogihome", corpus / f"home{i}")
+    store = Store(tmp_path / "store")
+    rng = random.Random(4)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    kills = 0
+    for attempt in range(6):
+        process = subprocess.Popen([sys.executable, "-c", KILLER, str(store.root), str(corpus)],
+                                   env=env, cwd=ROOT)
+        time.sleep(rng.uniform(0.3, 1.5))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            kills += 1
+        process.wait()
+        check_consistent(store)  # whatever was committed is whole
+        counts(store)
+    assert kills >= 1
+    report = ingest_paths([corpus], store.root)  # the next run completes the work
+    assert report.files_seen == report.files_read + report.files_skipped
+    clean = Store(tmp_path / "clean")
+    ingest_paths([corpus], clean.root)
+    assert counts(store) == counts(clean)
+    fingerprints = "SELECT fingerprint FROM games ORDER BY 1"
+    assert store.connect().execute(fingerprints).fetchall() == \
+        clean.connect().execute(fingerprints).fetchall()
+    assert not (store.root / "tmp").exists() or not any((store.root / "tmp").iterdir())
