@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import glob
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Optional
@@ -79,7 +80,11 @@ def read_path(path) -> FileRead:
     """Read one file from disk (see ``read_bytes``)."""
     name = str(path)
     try:
-        size = os.path.getsize(name)
+        info = os.stat(name)
+        if not stat.S_ISREG(info.st_mode):  # a folder, pipe or device would hang or fail
+            return FileRead(name, None, "", findings=[Finding(
+                ERROR, "unreadable_file", "not a regular file")])
+        size = info.st_size
         if size > MAX_BYTES:
             return FileRead(name, None, "", findings=[Finding(
                 ERROR, "file_too_large", f"{size:,} bytes; records larger than "
@@ -110,6 +115,7 @@ def record_files(arguments) -> Iterator[str]:
         else:
             found = [argument]
         for name in found:
-            if name not in seen:
-                seen.add(name)
+            key = os.path.normpath(os.path.abspath(name))
+            if key not in seen:
+                seen.add(key)
                 yield name

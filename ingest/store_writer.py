@@ -19,6 +19,7 @@ import datetime
 import hashlib
 import json
 import os
+import stat
 import sys
 from array import array
 from concurrent.futures import ProcessPoolExecutor
@@ -53,6 +54,8 @@ def file_digest(path: str) -> tuple:
     """``(sha256 hex, size)`` of a file, or ``(None, None)`` if it cannot be read."""
     digest = hashlib.sha256()
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None, None
         with open(path, "rb") as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
                 digest.update(block)

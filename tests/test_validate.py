@@ -218,3 +218,14 @@ def test_header_problems_are_reported():
     assert game.headers["end_date"] == "2014-09-01" and game.headers["start_date"] is None
     row = validate_file(str(RECORDS / "shogihome/src/command/usi-csa-bridge/e2e/scenario/27/record.csa"))[0]
     assert [f["code"] for f in row["findings"]] == ["bad_date"]  # '$START_TIME: 15:35:06'
+
+
+def test_pipes_and_repeated_names_are_handled(tmp_path):
+    import os
+    os.mkfifo(tmp_path / "pipe.kif")  # reading it would block forever
+    (tmp_path / "game.kif").write_text("手数----指手--\n   1 ７六歩(77)\n", encoding="utf-8")
+    result = run(tmp_path, str(tmp_path) + "/../" + tmp_path.name + "/*.kif", "--format", "jsonl")
+    rows = [json.loads(line) for line in result.output.splitlines()]
+    assert len(rows) == 2  # the glob names the same two files again
+    pipe = next(r for r in rows if r["path"].endswith("pipe.kif"))
+    assert pipe["findings"][0]["message"] == "not a regular file"
