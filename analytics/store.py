@@ -82,6 +82,7 @@ class Store:
         """An in-memory DuckDB connection with the store's views (``games``, ``sources``,
         ``moves``, ``positions``, ``findings``, ``files``; ``*_all`` include retired rows)."""
         connection = duckdb.connect()
+        connection.execute("SET parquet_metadata_cache = true")  # batch files never change
         for statement in self.view_statements(manifest):
             connection.execute(statement)
         return connection
@@ -187,9 +188,9 @@ class Store:
         _fsync_dir(tmp)
         (self.root / "batches").mkdir(exist_ok=True)
         os.rename(tmp, self.batch_dir(name))
+        # the old batches stay until the next writer removes them as debris, so that queries
+        # already running on the previous manifest can finish
         self._write_manifest({**manifest, "batches": [name]})
-        for batch in manifest["batches"]:
-            shutil.rmtree(self.batch_dir(batch), ignore_errors=True)
         return name
 
     def _write_manifest(self, manifest: dict) -> None:

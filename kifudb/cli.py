@@ -169,5 +169,12 @@ def key(sfen: str) -> None:
     click.echo(f"{value} 0x{value:016x}")
 
 
+from kifudb.store_cli import explore, search, sql  # noqa: E402  (the store's query commands)
+
+main.add_command(search)
+main.add_command(explore)
+main.add_command(sql)
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,331 @@
+"""``kifudb search``, ``kifudb explore`` and ``kifudb sql``: the store's questions on the command
+line (a thin layer over ``analytics.queries`` and ``analytics.position_input``).
+
+    kifudb search --moves "7g7f 3c3d 2g2f" [--mirror] [--format json]
+    kifudb search --game 12 --ply 30           # where else did this position occur?
+    kifudb explore --moves "▲７六歩 △３四歩" --player 羽生 --from 2000-01-01 --min-count 2
+    kifudb sql "SELECT black, count(*) FROM games GROUP BY 1 ORDER BY 2 DESC" --format csv
+
+A position is given by exactly one of ``--sfen``, ``--moves`` (USI, KIF or KI2; ``--start`` sets
+the position they start from), ``--diagram FILE`` (a KIF board diagram; ``-`` reads stdin) or
+``--game ID --ply N``; ``explore`` defaults to the even start. Bad input gets a message saying
+what is wrong, never a traceback.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import decimal
+import functools
+import io
+import json
+import unicodedata
+from pathlib import Path
+
+import click
+
+from analytics.store import DEFAULT_STORE, Store
+
+__all__ = ["search", "explore", "sql"]
+
+_FORMATS = click.Choice(["text", "json"])
+_TEXT_ROWS = 100  # search rows printed as text unless --limit says otherwise
+
+
+# ----- options shared by the commands ------------------------------------------------------------
+
+
+def _store_option(command):
+    return click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
+                        default=DEFAULT_STORE, show_default="data/store",
+                        help="Store folder.")(command)
+
+
+def _position_options(command):
+    options = [
+        click.option("--sfen", help="The position as an SFEN ('startpos' works)."),
+        click.option("--moves", help="Moves from the start: USI '7g7f 3c3d', KIF '７六歩(77)' "
+                                     "or KI2 '▲７六歩 △３四歩'."),
+        click.option("--start", default="startpos", show_default=True,
+                     help="The SFEN that --moves start from."),
+        click.option("--diagram", type=click.Path(dir_okay=False, allow_dash=True),
+                     help="A file holding a KIF board diagram (局面図); '-' for stdin."),
+        click.option("--game", "game_id", type=int, help="A game id of the store (with --ply)."),
+        click.option("--ply", type=click.IntRange(min=0),
+                     help="With --game: the position after this many moves."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _open_store(store_dir: Path) -> Store:
+    store = Store(store_dir)
+    if not store.manifest_path.exists():
+        raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
+                                   f"--store {store_dir}' first")
+    try:
+        store.manifest()
+    except ValueError as error:
+        raise click.ClickException(str(error)) from None
+    return store
+
+
+def _read_diagram(path: str) -> str:
+    try:
+        data = click.open_file(path, "rb").read()
+    except OSError as error:
+        raise click.BadParameter(f"cannot read {path}: {error.strerror}",
+                                 param_hint="'--diagram'") from None
+    from ingest.decode import decode
+
+    return decode(data).text
+
+
+def _position(store: Store, sfen, moves, start, diagram, game_id, ply, default=None):
+    """The Position the options describe (exactly one way), or ``default``."""
+    from analytics import position_input as given
+
+    chosen = [name for name, value in (("--sfen", sfen), ("--moves", moves),
+                                       ("--diagram", diagram), ("--game", game_id))
+              if value is not None]
+    if len(chosen) > 1:
+        raise click.UsageError(f"give the position one way, not {' and '.join(chosen)}")
+    if ply is not None and game_id is None:
+        raise click.UsageError("--ply goes with --game")
+    if start != "startpos" and moves is None:
+        raise click.UsageError("--start goes with --moves")
+    if not chosen:
+        if default is None:
+            raise click.UsageError("give a position: --sfen, --moves, --diagram or --game/--ply")
+        return default
+    hint = f"'{chosen[0]}'"
+    try:
+        if sfen is not None:
+            return given.position_from_sfen(sfen)
+        if moves is not None:
+            try:
+                start_position = given.position_from_sfen(start)
+            except ValueError as error:
+                raise click.BadParameter(str(error), param_hint="'--start'") from None
+            return given.position_from_moves(moves, start=start_position)
+        if diagram is not None:
+            return given.position_from_diagram(_read_diagram(diagram))
+        if ply is None:
+            raise click.UsageError("--game needs --ply (0 is the game's start position)")
+        return given.position_from_game(store, game_id, ply)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint=hint) from None
+
+
+def _guard(function):
+    """Turn the query layer's ValueErrors into click errors (a message, no traceback)."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except ValueError as error:
+            raise click.ClickException(str(error)) from None
+    return wrapper
+
+
+# ----- formatting --------------------------------------------------------------------------------
+
+
+def _json_default(value):
+    if isinstance(value, (datetime.date, datetime.datetime, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, (bytes, bytearray)):
+        return value.hex()
+    return str(value)
+
+
+def _echo_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=1, default=_json_default))
+
+
+def _width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _cell(value, limit: int) -> str:
+    text = "" if value is None else str(value).replace("\n", " ")
+    if _width(text) <= limit:
+        return text
+    out = ""
+    for ch in text:
+        if _width(out + ch) > limit - 1:
+            break
+        out += ch
+    return out + "…"
+
+
+def _table(headers: list, rows: list, limits: dict = None, right: set = frozenset()) -> str:
+    """Rows as aligned columns (wide characters count double); ``limits`` caps a column."""
+    limits = limits or {}
+    cells = [[_cell(v, limits.get(i, 10 ** 6)) for i, v in enumerate(row)] for row in rows]
+    widths = [max([_width(h)] + [_width(r[i]) for r in cells]) for i, h in enumerate(headers)]
+
+    def line(values):
+        parts = []
+        for i, v in enumerate(values):
+            pad = " " * (widths[i] - _width(v))
+            parts.append(pad + v if i in right else v + pad)
+        return "  ".join(parts).rstrip()
+    return "\n".join([line(headers), line(["-" * w for w in widths])] + [line(r) for r in cells])
+
+
+def _result(winner, reason) -> str:
+    if winner in ("black", "white"):
+        return f"{winner} ({reason})" if reason and reason != "unknown" else winner
+    if winner == "draw":
+        return f"draw ({reason})" if reason and reason != "unknown" else "draw"
+    return "-" if not reason or reason == "unknown" else reason
+
+
+def _describe(position) -> dict:
+    return {"sfen": position.sfen(), "key": f"{position.key():#018x}"}
+
+
+# ----- the commands ------------------------------------------------------------------------------
+
+
+@click.command()
+@_position_options
+@click.option("--mirror", is_flag=True, help="Also find the left-right mirror image.")
+@click.option("--limit", type=click.IntRange(min=1),
+              help=f"At most N occurrences (text shows {_TEXT_ROWS} by default).")
+@click.option("--format", "output", type=_FORMATS, default="text", show_default=True)
+@_store_option
+@_guard
+def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, store_dir):
+    """Every game and ply where a position occurred, newest games first."""
+    from analytics import queries
+
+    store = _open_store(store_dir)
+    position = _position(store, sfen, moves, start, diagram, game_id, ply)
+    hits = queries.search(store, position, mirror=mirror,
+                          limit=limit if output == "json" else None)
+    if output == "json":
+        _echo_json({**_describe(position), "mirror": mirror, "hits": hits})
+        return
+    described = _describe(position)
+    click.echo(f"position: {described['sfen']}  (key {described['key']})")
+    games = len({h["game"] for h in hits})
+    mirrored = sum(h["mirrored"] for h in hits)
+    click.echo(f"{len(hits)} occurrences in {games} games"
+               + (f" ({mirrored} of the mirror image)" if mirror else ""))
+    if not hits:
+        return
+    shown = hits[:limit or _TEXT_ROWS]
+    headers = ["date", "game", "ply"] + (["mirror"] if mirror else []) + [
+        "black", "white", "result", "next", "event", "path"]
+    rows = [[h["date"] or "-", h["game"], h["ply"]] + (["yes" if h["mirrored"] else ""]
+                                                       if mirror else [])
+            + [h["black"], h["white"], _result(h["winner"], h["reason"]), h["next_move"] or "-",
+               h["event"], h["path"]] for h in shown]
+    offset = 1 if mirror else 0
+    click.echo(_table(headers, rows, limits={3 + offset: 16, 4 + offset: 16, 5 + offset: 24,
+                                             7 + offset: 24},
+                      right={1, 2}))
+    if len(hits) > len(shown):
+        click.echo(f"… {len(hits) - len(shown)} more (--limit N, or --format json for all)")
+
+
+@click.command()
+@_position_options
+@click.option("--player", help="Black or White contains this (case-insensitive).")
+@click.option("--from", "date_from", metavar="YYYY-MM-DD", help="Games on or after this date.")
+@click.option("--to", "date_to", metavar="YYYY-MM-DD", help="Games on or before this date.")
+@click.option("--event", help="The event contains this (case-insensitive).")
+@click.option("--handicap", help="The handicap exactly, e.g. 平手 or 香落ち.")
+@click.option("--min-count", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Leave out moves played in fewer games.")
+@click.option("--format", "output", type=_FORMATS, default="text", show_default=True)
+@_store_option
+@_guard
+def explore(sfen, moves, start, diagram, game_id, ply, player, date_from, date_to, event,
+            handicap, min_count, output, store_dir):
+    """The moves played next in a position (the even start by default): games, results, latest
+    date. Counts are games (a repetition counts once)."""
+    from analytics import queries
+    from core.position import Position
+
+    store = _open_store(store_dir)
+    position = _position(store, sfen, moves, start, diagram, game_id, ply, default=Position())
+    for name, value in (("--from", date_from), ("--to", date_to)):
+        if value is not None:
+            try:
+                datetime.date.fromisoformat(value)
+            except ValueError:
+                raise click.BadParameter(f"not a date: {value!r} (expected YYYY-MM-DD)",
+                                         param_hint=f"'{name}'") from None
+    found = queries.explore(store, position, player=player, date_from=date_from,
+                            date_to=date_to, event=event, handicap=handicap,
+                            min_count=min_count)
+    if output == "json":
+        _echo_json({**_describe(position), "moves": found})
+        return
+    described = _describe(position)
+    click.echo(f"position: {described['sfen']}  (key {described['key']})")
+    total = sum(m["count"] for m in found)
+    click.echo(f"{len(found)} moves played next, {total} games" if found
+               else "no games continue from this position" + (" with these filters"
+                                                              if player or date_from or date_to
+                                                              or event or handicap else ""))
+    if not found:
+        return
+
+    def share(n, m):
+        return f"{100 * n / m['count']:.0f}%"
+    rows = [[m["ki2"] or m["move"], m["move"], m["count"], share(m["black_wins"], m),
+             share(m["white_wins"], m), share(m["draws"], m), share(m["other"], m),
+             m["latest_date"] or "-"] for m in found]
+    click.echo(_table(["move", "usi", "games", "black", "white", "draw", "other", "latest"], rows,
+                      right={2, 3, 4, 5, 6}))
+
+
+@click.command()
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(min=0), default=1000, show_default=True,
+              help="At most N rows.")
+@click.option("--format", "output", type=click.Choice(["text", "json", "csv"]), default="text",
+              show_default=True)
+@_store_option
+def sql(query, limit, output, store_dir):
+    """Run one read-only SQL query (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE) on the store's
+    views: games, sources, moves, positions, findings, files (and *_all with retired rows)."""
+    from analytics import queries
+
+    store = _open_store(store_dir)
+    try:
+        result = queries.run_sql(store, query, limit=limit)
+    except queries.SqlError as error:
+        raise click.ClickException(f"query refused or failed: {error}") from None
+    if output == "json":
+        _echo_json({"columns": result.columns, "rows": [list(r) for r in result.rows],
+                    "truncated": result.truncated})
+    elif output == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(result.columns)
+        for row in result.rows:
+            writer.writerow(["" if v is None else _json_default(v)
+                             if not isinstance(v, (str, int, float)) else v for v in row])
+        click.echo(buffer.getvalue(), nl=False)
+    else:
+        numeric = {i for i, _ in enumerate(result.columns)
+                   if result.rows and all(isinstance(r[i], (int, float, decimal.Decimal))
+                                          or r[i] is None for r in result.rows)}
+        click.echo(_table(result.columns, [["NULL" if v is None else v for v in r]
+                                           for r in result.rows],
+                          limits={i: 60 for i in range(len(result.columns))}, right=numeric))
+        click.echo(f"({len(result.rows)} rows)")
+    if result.truncated:
+        click.echo(f"only the first {limit} rows: --limit N for more", err=True)
