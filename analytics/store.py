@@ -106,8 +106,10 @@ class Store:
             *(f"CREATE OR REPLACE VIEW {t} AS SELECT * FROM {t}_all x WHERE NOT EXISTS "
               f"(SELECT 1 FROM retired_all r WHERE r.path = x.path AND r.batch > x.batch)"
               for t in ("sources", "findings", "files")),
+            # the latest row of each game (a richer source may have re-described it)
             "CREATE OR REPLACE VIEW games AS SELECT * FROM games_all WHERE game IN "
-            "(SELECT game FROM sources)",
+            "(SELECT game FROM sources) QUALIFY row_number() OVER (PARTITION BY game "
+            "ORDER BY batch DESC) = 1",
             "CREATE OR REPLACE VIEW moves AS SELECT * FROM moves_all WHERE game IN "
             "(SELECT game FROM sources)",
             "CREATE OR REPLACE VIEW positions AS SELECT * FROM positions_all",
@@ -171,7 +173,7 @@ class Store:
         tmp.mkdir(parents=True)
         connection = self.connect(manifest)
         queries = {
-            "games": "SELECT * FROM games",
+            "games": f"SELECT * REPLACE ({number} AS batch) FROM games",
             "sources": f"SELECT * REPLACE ({number} AS batch) FROM sources",
             "moves": "SELECT * FROM moves",
             "positions": "SELECT * FROM positions WHERE game IN (SELECT game FROM games) "

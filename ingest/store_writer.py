@@ -107,8 +107,13 @@ class _Batch:
         self.number = number
         self.columns = {name: {f.name: [] for f in schema} for name, schema in TABLES.items()}
         self.positions = 0
+        self.game_rows = {}
         self.keys, self.position_games = array("Q"), array("i")
         self.plies, self.sides, self.next_moves = array("h"), array("b"), array("h")
+
+    def describe(self, game_id: int, **values) -> None:
+        """The games row of ``game_id`` in this batch (a later call replaces an earlier one)."""
+        self.game_rows[game_id] = values
 
     def add(self, table: str, **values) -> None:
         for name, column in self.columns[table].items():
@@ -127,6 +132,9 @@ class _Batch:
         self.positions += n
 
     def tables(self) -> dict:
+        for values in self.game_rows.values():
+            self.add("games", **values)
+        self.game_rows = {}
         out = {}
         for name, schema in TABLES.items():
             if name == "positions":
@@ -159,7 +167,9 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
     with store.writing():
         connection = store.connect()
         known = dict(connection.execute("SELECT path, sha256 FROM files").fetchall())
-        fingerprints = dict(connection.execute("SELECT fingerprint, game FROM games_all").fetchall())
+        fingerprints = {f: (g, detail) for f, g, detail in connection.execute(
+            f"SELECT fingerprint, game, {_DETAIL_SQL} FROM games_all "
+            f"QUALIFY row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall()}
         connection.close()
         manifest = store.manifest()
         next_game = manifest["next_game"]
@@ -185,15 +195,21 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
             game_ids = []
             for game in payload["games"]:
                 report.games_read += 1
-                game_id = fingerprints.get(game["fingerprint"])
-                if game_id is None:
-                    game_id = fingerprints[game["fingerprint"]] = next_game
+                known_game = fingerprints.get(game["fingerprint"])
+                detail = _detail(game)
+                if known_game is None:
+                    game_id = next_game
                     next_game += 1
+                    fingerprints[game["fingerprint"]] = (game_id, detail)
                     _add_game(batch, game_id, game)
                     report.games_added += 1
                     report.positions_added += len(game["keys"])
                 else:
+                    game_id, stored_detail = known_game
                     report.games_known += 1
+                    if detail > stored_detail:  # this source says more: describe the game anew
+                        fingerprints[game["fingerprint"]] = (game_id, detail)
+                        _describe_game(batch, game_id, game)
                 game_ids.append(game_id)
                 batch.add("sources", game=game_id, path=path, index=game["index"],
                           format=game["format"], encoding=game["encoding"], batch=batch.number)
@@ -232,21 +248,40 @@ def _closing(pool, results):
         pool.shutdown(cancel_futures=True)
 
 
-def _add_game(batch: _Batch, game_id: int, game: dict) -> None:
+#: the normalized fields whose presence makes one description of a game richer than another
+_DETAIL_FIELDS = ("event", "start_date", "end_date", "black", "white", "time_control", "place",
+                  "opening")
+_DETAIL_SQL = ("(" + " + ".join(f"(CASE WHEN {c} IS NULL THEN 0 ELSE 1 END)" for c in
+                                ("event", "date", "end_date", "black", "white", "time_control",
+                                 "place", "opening")) +
+               " + (CASE WHEN winner = 'none' THEN 0 ELSE 1 END))")
+
+
+def _detail(game: dict) -> int:
+    """How much a source says about a game: known header fields, plus a known result."""
     h = game["headers"]
-    batch.add("games", game=game_id, fingerprint=game["fingerprint"], event=h["event"],
+    return sum(h[f] is not None for f in _DETAIL_FIELDS) + (game["winner"] != "none")
+
+
+def _add_game(batch: _Batch, game_id: int, game: dict) -> None:
+    _describe_game(batch, game_id, game)
+    for line, ply, usi, text, seconds, comment in game["move_rows"]:
+        batch.add("moves", game=game_id, line=line, ply=ply, usi=usi, text=text,
+                  seconds=seconds, comment=comment)
+    if game["keys"]:
+        batch.add_positions(game_id, game)
+
+
+def _describe_game(batch: _Batch, game_id: int, game: dict) -> None:
+    h = game["headers"]
+    batch.describe(game_id, game=game_id, fingerprint=game["fingerprint"], event=h["event"],
               date=_date(h["start_date"]), end_date=_date(h["end_date"]), black=h["black"],
               white=h["white"], handicap=h["handicap"], time_control=h["time_control"],
               place=h["place"], opening=h["opening"], headers=game["raw_headers"],
               start_sfen=game["start_sfen"], moves=game["moves"], valid=game["valid"],
               first_illegal_ply=game["first_illegal_ply"], illegal_code=game["illegal_code"],
               winner=game["winner"], reason=game["reason"],
-              declared_ending=game["declared_ending"])
-    for line, ply, usi, text, seconds, comment in game["move_rows"]:
-        batch.add("moves", game=game_id, line=line, ply=ply, usi=usi, text=text,
-                  seconds=seconds, comment=comment)
-    if game["keys"]:
-        batch.add_positions(game_id, game)
+              declared_ending=game["declared_ending"], batch=batch.number)
 
 
 def _add_finding(batch: _Batch, game_id, path: str, f: tuple) -> None:

@@ -166,3 +166,23 @@ def test_sigkill_mid_ingest_leaves_a_sound_store(tmp_path):
     assert store.connect().execute(fingerprints).fetchall() == \
         clean.connect().execute(fingerprints).fetchall()
     assert not (store.root / "tmp").exists() or not any((store.root / "tmp").iterdir())
+
+
+def test_a_richer_source_describes_a_known_game(tmp_path):
+    usi = tmp_path / "moves.usi"
+    text = (ROOT / "data/samples/games.usi").read_text(encoding="utf-8")
+    usi.write_text(next(line for line in text.splitlines() if line.startswith("sfen")) + "\n",
+                   encoding="utf-8")  # the first sample: 羽生–藤井 2006, as bare USI
+    store = Store(tmp_path / "store")
+    ingest_paths([usi], store.root)
+    query = "SELECT game, black, white, date, winner FROM games"
+    (game, black, white, date, winner), = store.connect().execute(query).fetchall()
+    assert (black, white, date, winner) == (None, None, None, "none")
+    report = ingest_paths([RECORDS / "python-shogi/data/games/habu-fujii-2006.kif"], store.root)
+    assert (report.games_added, report.games_known) == (0, 1)
+    (game2, black, white, date, winner), = store.connect().execute(query).fetchall()
+    assert game2 == game and (black, white, str(date), winner) == ("羽生善治", "藤井猛",
+                                                                   "2006-12-15", "black")
+    with store.writing():
+        store.compact()
+    assert store.connect().execute(query).fetchall() == [(game, black, white, date, winner)]
