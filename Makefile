@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/kifudb replay data/samples/games.usi
 	$(BIN)/kifudb ingest data/samples --store data/store
+	$(BIN)/kifudb explore --store data/store
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
