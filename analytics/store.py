@@ -172,6 +172,10 @@ class Store:
         tmp = self.root / "tmp" / uuid.uuid4().hex
         tmp.mkdir(parents=True)
         connection = self.connect(manifest)
+        # bounded memory: DuckDB sorts 10M+ positions by spilling to the store's tmp folder
+        connection.execute(f"SET temp_directory = {_quote(str(tmp.parent / 'spill'))}")
+        connection.execute("SET memory_limit = '512MB'")
+        connection.execute("SET preserve_insertion_order = false")
         queries = {
             "games": f"SELECT * REPLACE ({number} AS batch) FROM games",
             "sources": f"SELECT * REPLACE ({number} AS batch) FROM sources",

@@ -5,7 +5,8 @@ changed file is read again and its earlier sources are retired. A game already i
 (same fingerprint, from any file) is stored once, with one more source. Each batch is committed
 atomically (``analytics.store.Store.commit``), so an interrupted ingest loses at most the batch
 it was writing, and the next run reads those files again. Memory stays bounded: a batch is
-committed once it holds ``batch_positions`` positions::
+committed once it holds ``batch_positions`` positions (half a million by default: about 150 MB of
+rows in memory)::
 
     >>> import tempfile
     >>> report = ingest_paths(["data/samples/games.usi"], tempfile.mkdtemp())
@@ -160,7 +161,7 @@ def _date(text):
 
 
 def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
-                 batch_positions: int = 2_000_000) -> IngestReport:
+                 batch_positions: int = 500_000) -> IngestReport:
     """Ingest files, folders and globs into the store at ``store_dir`` (see the module doc)."""
     store = Store(store_dir) if store_dir is not None else Store()
     report = IngestReport()
