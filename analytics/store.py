@@ -36,7 +36,7 @@ import pyarrow.parquet as pq
 
 from analytics.schema import TABLES
 
-FORMAT = 1
+FORMAT = 2  # 2: games rows carry their batch
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / "data" / "store"
 
 

@@ -23,6 +23,7 @@ import os
 import stat
 import sys
 from array import array
+from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -235,18 +236,24 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
 
 
 def _read_all(paths, jobs: int):
+    """Yield ``read_for_store`` of each path, in order; with several jobs, at most a few files per
+    worker are read ahead, so results never pile up while a batch is being written."""
     if jobs <= 1 or len(paths) < 2:
-        return map(read_for_store, paths)
-    pool = ProcessPoolExecutor(max_workers=jobs)
-    chunk = max(1, min(32, len(paths) // (jobs * 8) or 1))
-    return _closing(pool, pool.map(read_for_store, paths, chunksize=chunk))
-
-
-def _closing(pool, results):
-    try:
-        yield from results
-    finally:
-        pool.shutdown(cancel_futures=True)
+        yield from map(read_for_store, paths)
+        return
+    window = jobs * 4
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pending = deque()
+        try:
+            for path in paths:
+                pending.append(pool.submit(read_for_store, path))
+                if len(pending) >= window:
+                    yield pending.popleft().result()
+            while pending:
+                yield pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()
 
 
 #: the normalized fields whose presence makes one description of a game richer than another
