@@ -71,6 +71,40 @@ class SfenError(ValueError):
     """Raised for SFEN text that does not describe a position."""
 
 
+def sfen_of(board, hands, turn: int, move_number: int = 1) -> str:
+    """The SFEN of 81 piece codes, the two hands (counts by piece type) and the side to move —
+    for readers that build a position square by square.
+
+    >>> sfen_of([0] * 80 + [8], [[0, 2] + [0] * 6, [0] * 8], 0)
+    '9/9/9/9/9/9/9/9/K8 b 2P 1'
+    """
+    rows = []
+    for rank in range(9):
+        row, empty = [], 0
+        for file in range(8, -1, -1):
+            code = board[file * 9 + rank]
+            if not code:
+                empty += 1
+                continue
+            if empty:
+                row.append(str(empty))
+                empty = 0
+            t = code & 15
+            letter = USI_LETTERS[_UNPROMOTED[t]]
+            row.append(("+" if t > KING else "") + (letter if code < 16 else letter.lower()))
+        if empty:
+            row.append(str(empty))
+        rows.append("".join(row))
+    hand = ""
+    for colour in (BLACK, WHITE):
+        for t in (ROOK, BISHOP, GOLD, 4, KNIGHT, LANCE, PAWN):
+            n = hands[colour][t]
+            if n > 0:
+                letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()
+                hand += (str(n) if n > 1 else "") + letter
+    return f"{'/'.join(rows)} {'bw'[turn]} {hand or '-'} {move_number}"
+
+
 def piece_name(code: int) -> str:
     """English name of a piece code or type: ``piece_name(13) == 'horse'``."""
     return _NAMES[code & 15]
@@ -190,32 +224,8 @@ class Position:
 
     def sfen(self, move_number: bool = True) -> str:
         """The SFEN of the position (``move_number=False`` leaves the number off)."""
-        rows = []
-        for rank in range(9):
-            row, empty = [], 0
-            for file in range(8, -1, -1):
-                code = self.board[file * 9 + rank]
-                if not code:
-                    empty += 1
-                    continue
-                if empty:
-                    row.append(str(empty))
-                    empty = 0
-                t = code & 15
-                letter = USI_LETTERS[_UNPROMOTED[t]]
-                row.append(("+" if t > KING else "") + (letter if code < 16 else letter.lower()))
-            if empty:
-                row.append(str(empty))
-            rows.append("".join(row))
-        hand = ""
-        for colour in (BLACK, WHITE):
-            for t in (ROOK, BISHOP, GOLD, 4, KNIGHT, LANCE, PAWN):
-                n = self.hands[colour][t]
-                if n:
-                    letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()
-                    hand += (str(n) if n > 1 else "") + letter
-        text = f"{'/'.join(rows)} {'bw'[self.turn]} {hand or '-'}"
-        return f"{text} {self.move_number}" if move_number else text
+        text = sfen_of(self.board, self.hands, self.turn, self.move_number)
+        return text if move_number else text.rsplit(" ", 1)[0]
 
     def copy(self) -> "Position":
         """An independent copy (without the move history)."""

@@ -48,7 +48,7 @@ from typing import Optional
 from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
                          PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON, USI_LETTERS,
                          KANJI_SHORT, FILE_DIGITS_FULL, RANK_KANJI)
-from core.position import Position, SfenError
+from core.position import sfen_of, Position, SfenError
 from ingest.record import Finding, ERROR, WARNING, INFO
 
 __all__ = ["read_bod", "bod_text", "BoardDiagram", "is_bod_line"]
@@ -383,31 +383,7 @@ class BoardDiagram:
 
 def board_sfen(board: list, hands: list, turn: int, move_number: int = 1) -> str:
     """The SFEN of 81 piece codes, two hands (counts by type) and the side to move."""
-    rows = []
-    for rank in range(9):
-        row, empty = [], 0
-        for file in range(8, -1, -1):
-            code = board[file * 9 + rank]
-            if not code:
-                empty += 1
-                continue
-            if empty:
-                row.append(str(empty))
-                empty = 0
-            t = code & 15
-            letter = USI_LETTERS[t - 8 if t > KING else t]
-            row.append(("+" if t > KING else "") + (letter.lower() if code >> 4 else letter))
-        if empty:
-            row.append(str(empty))
-        rows.append("".join(row))
-    hand = ""
-    for colour in (BLACK, WHITE):
-        for t in _SFEN_HAND_ORDER:
-            n = hands[colour][t]
-            if n > 0:
-                letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()
-                hand += (str(n) if n > 1 else "") + letter
-    return f"{'/'.join(rows)} {'bw'[turn]} {hand or '-'} {move_number}"
+    return sfen_of(board, hands, turn, move_number)
 
 
 def read_bod(lines, first_line_number: int = 1):

@@ -59,9 +59,8 @@ from __future__ import annotations
 from typing import Optional
 
 from core.handicap import handicap_name
-from core.pieces import (BLACK, WHITE, KING, CSA_CODES, FULL_SET, HAND_TYPES, USI_LETTERS,
-                         unpromoted)
-from core.position import STARTING_SFEN, Position, SfenError
+from core.pieces import BLACK, WHITE, CSA_CODES, FULL_SET, HAND_TYPES, unpromoted
+from core.position import sfen_of, STARTING_SFEN, Position, SfenError
 from ingest.record import DeclaredEnding, GameRecord, MoveRecord, ERROR, WARNING
 from ingest.csa1 import read_csa1, looks_like_csa1
 
@@ -80,7 +79,6 @@ _SQUARES = [f"{f}{r}" for f in range(1, 10) for r in range(1, 10)]
 #: Every from- and to-square pair a CSA move can name ("7776", "0055"): one set lookup per move.
 _SQUARE_PAIRS = frozenset(a + b for a in ["00"] + _SQUARES for b in _SQUARES)
 _EVEN_BOARD = Position().board[:]  # the even-game start, 81 piece codes
-_SFEN_HAND_ORDER = (6, 5, 7, 4, 3, 2, 1)  # R B G S N L P
 _MAX_TEXT = 200  # a finding quotes at most this much of the line
 _VALID_SFENS: dict = {}  # start SFEN -> error message or None (cache of Position checks)
 
@@ -149,31 +147,7 @@ def _parse_seconds(text: str):
 
 
 def _sfen(board: list, hands: list, side: int) -> str:
-    rows = []
-    for rank in range(9):
-        row, empty = "", 0
-        for file in range(8, -1, -1):
-            code = board[file * 9 + rank]
-            if not code:
-                empty += 1
-                continue
-            if empty:
-                row += str(empty)
-                empty = 0
-            t = code & 15
-            letter = USI_LETTERS[unpromoted(t)]
-            row += ("+" if t > KING else "") + (letter if code < 16 else letter.lower())
-        if empty:
-            row += str(empty)
-        rows.append(row)
-    hand = ""
-    for colour in (BLACK, WHITE):
-        for t in _SFEN_HAND_ORDER:
-            n = hands[colour][t]
-            if n > 0:
-                letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()
-                hand += (str(n) if n > 1 else "") + letter
-    return f"{'/'.join(rows)} {'bw'[side]} {hand or '-'} 1"
+    return sfen_of(board, hands, side)
 
 
 def _check_sfen(sfen: str) -> Optional[str]:
