@@ -280,6 +280,16 @@ class Position:
     def __repr__(self) -> str:
         return f"Position.from_sfen({self.sfen()!r})"
 
+    def svg(self, **options) -> str:
+        """The position drawn as a self-contained SVG board (``core.svg.board_svg``; options
+        ``last_move``, ``flip``, ``size``, ``coordinates``)."""
+        from core.svg import board_svg
+        return board_svg(self, **options)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter shows a position as its board."""
+        return self.svg()
+
     # ----- the key --------------------------------------------------------------------------------
 
     def key(self) -> int:
