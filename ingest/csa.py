@@ -61,7 +61,7 @@ from typing import Optional
 from core.handicap import handicap_name
 from core.pieces import BLACK, WHITE, CSA_CODES, FULL_SET, HAND_TYPES, unpromoted
 from core.position import sfen_of, STARTING_SFEN, Position, SfenError
-from ingest.record import DeclaredEnding, GameRecord, MoveRecord, ERROR, WARNING
+from ingest.record import DeclaredEnding, GameRecord, MoveRecord, ERROR, WARNING, read_safely
 from ingest.csa1 import read_csa1, looks_like_csa1
 
 __all__ = ["read_csa", "looks_like_csa", "read_csa1", "looks_like_csa1", "ENDINGS"]
@@ -512,23 +512,11 @@ def read_csa(text: str, source: str = "", encoding: str = "") -> list:
     >>> [(g.index, g.first_line, len(g.moves), g.ending and g.ending.mover) for g in games]
     [(0, 1, 1, 1), (1, 6, 2, None)]
     """
-    try:
-        return _read(text, source, encoding)
-    except Exception as error:  # a safety net: reading must never stop a whole ingest
-        record = GameRecord(source=source, index=0, format="csa", encoding=encoding)
-        record.add(ERROR, "reader_error", f"the CSA reader failed: {type(error).__name__}: {error}")
-        return [record]
+    return read_safely(lambda clean: _read(clean, source, encoding), text, source, encoding,
+                       "csa", "CSA")
 
 
 def _read(text: str, source: str, encoding: str) -> list:
-    if not isinstance(text, str):
-        record = GameRecord(source=source, index=0, format="csa", encoding=encoding)
-        record.add(ERROR, "no_game", f"expected decoded text, not {type(text).__name__}")
-        return [record]
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
     games = []
     carried: dict = {}
     game = None

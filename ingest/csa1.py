@@ -22,7 +22,7 @@ writes a file name there), ``black``, ``white``, ``result``, ``plies``, ``event`
 from __future__ import annotations
 
 from core.pieces import CSA_CODES
-from ingest.record import GameRecord, MoveRecord, ERROR, WARNING
+from ingest.record import GameRecord, MoveRecord, ERROR, WARNING, read_safely
 
 __all__ = ["read_csa1", "looks_like_csa1"]
 
@@ -51,23 +51,11 @@ def _is_header(line: str) -> bool:
 def read_csa1(text: str, source: str = "", encoding: str = "") -> list:
     """The games of a csa1 text; never raises. A text with no game gives one record with a
     ``no_game`` finding."""
-    try:
-        return _read(text, source, encoding)
-    except Exception as error:  # a safety net: reading must never stop a whole ingest
-        record = GameRecord(source=source, index=0, format="csa1", encoding=encoding)
-        record.add(ERROR, "reader_error", f"the csa1 reader failed: {type(error).__name__}: {error}")
-        return [record]
+    return read_safely(lambda clean: _read(clean, source, encoding), text, source, encoding,
+                       "csa1", "csa1")
 
 
 def _read(text: str, source: str, encoding: str) -> list:
-    if not isinstance(text, str):
-        record = GameRecord(source=source, index=0, format="csa1", encoding=encoding)
-        record.add(ERROR, "no_game", f"expected decoded text, not {type(text).__name__}")
-        return [record]
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
     games: list = []
     known: set = set()  # player names read from headers with exactly two name words
     pending: list = []  # (record, name words, line number, line) of the other headers

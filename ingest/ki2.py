@@ -34,7 +34,7 @@ The ending's ``mover`` is the side to move after the last move (here White, ä¸Šæ
 from __future__ import annotations
 
 from ingest.kif import read_lines, sniff
-from ingest.record import GameRecord, ERROR
+from ingest.record import read_safely
 
 __all__ = ["read_ki2", "looks_like_ki2"]
 
@@ -51,18 +51,8 @@ def read_ki2(text: str, source: str = "", encoding: str = "", format: str = "ki2
     >>> read_ki2("")[0].findings[0].code
     'no_game'
     """
-    try:
-        games = read_lines(text, source, encoding, format)
-        if not games:
-            record = GameRecord(source=source, index=0, format=format, encoding=encoding)
-            record.add(ERROR, "no_game", "no game in the text (it is empty or only '#' lines)")
-            games.append(record)
-        return games
-    except Exception as error:  # a safety net: reading must never stop a whole ingest
-        record = GameRecord(source=source, index=0, format=format, encoding=encoding)
-        record.add(ERROR, "reader_error", f"the KI2 reader failed: {type(error).__name__}: "
-                   f"{error}")
-        return [record]
+    return read_safely(lambda clean: read_lines(clean, source, encoding, format), text, source,
+                       encoding, format, "KI2")
 
 
 def looks_like_ki2(text: str) -> bool:

@@ -92,7 +92,7 @@ from core.pieces import BLACK, WHITE
 from core.position import STARTING_SFEN
 from ingest.bod import BoardDiagram, is_bod_line
 from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING,
-                           INFO)
+                           INFO, read_safely)
 
 __all__ = ["read_kif", "looks_like_kif", "TERMINAL_WORDS", "ending_from_summary", "read_lines"]
 
@@ -613,15 +613,8 @@ def _column_header_line(s: str) -> bool:
 
 
 def read_lines(text, source: str, encoding: str, fmt: str) -> list:
-    """The games of a KIF or KI2 text (the engine of ``read_kif`` and ``ingest.ki2.read_ki2``)."""
-    if not isinstance(text, str):
-        record = GameRecord(source=source, index=0, format=fmt, encoding=encoding)
-        record.add(ERROR, "no_game", f"expected decoded text, not {type(text).__name__}")
-        return [record]
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    """The games of a KIF or KI2 text with ``\n`` line ends (the engine of ``read_kif`` and
+    ``ingest.ki2.read_ki2``, which call it through ``ingest.record.read_safely``)."""
     games: list = []
     game: Optional[_Game] = None
     match = _KIF_LINE.match
@@ -749,22 +742,8 @@ def read_kif(text: str, source: str = "", encoding: str = "", format: str = "kif
     >>> [(g.index, g.first_line, g.handicap, len(g.moves)) for g in games]
     [(0, 1, None, 1), (1, 4, '香落ち', 1)]
     """
-    try:
-        return _read(text, source, encoding, format)
-    except Exception as error:  # a safety net: reading must never stop a whole ingest
-        record = GameRecord(source=source, index=0, format=format, encoding=encoding)
-        record.add(ERROR, "reader_error", f"the KIF reader failed: {type(error).__name__}: "
-                   f"{error}")
-        return [record]
-
-
-def _read(text, source: str, encoding: str, fmt: str) -> list:
-    games = read_lines(text, source, encoding, fmt)
-    if not games:
-        record = GameRecord(source=source, index=0, format=fmt, encoding=encoding)
-        record.add(ERROR, "no_game", "no game in the text (it is empty or only '#' lines)")
-        games.append(record)
-    return games
+    return read_safely(lambda clean: read_lines(clean, source, encoding, format), text, source,
+                       encoding, format, "KIF")
 
 
 _KIF_SNIFF = re.compile(r"\s*[0-9]+\s+(?:[1-9１-９][一二三四五六七八九]|同|仝)")

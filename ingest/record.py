@@ -116,3 +116,29 @@ class GameRecord:
         finding = Finding(severity, code, message, line, ply, text)
         self.findings.append(finding)
         return finding
+
+
+def read_safely(read, text, source: str, encoding: str, fmt: str, label: str) -> list:
+    """Run ``read(text) -> [GameRecord]`` the way every reader must: on decoded text (a leftover
+    byte-order mark and CR line ends removed), never raising (an exception becomes a
+    ``reader_error`` finding) and never returning nothing (``no_game``)::
+
+        >>> [r.findings[0].code for r in read_safely(lambda t: [], "", "x.kif", "utf-8", "kif", "KIF")]
+        ['no_game']
+    """
+    def single(code: str, message: str) -> list:
+        record = GameRecord(source=source, index=0, format=fmt, encoding=encoding)
+        record.add(ERROR, code, message)
+        return [record]
+
+    if not isinstance(text, str):
+        return single("no_game", f"expected decoded text, not {type(text).__name__}")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        games = read(text)
+    except Exception as error:  # a safety net: reading must never stop a whole ingest
+        return single("reader_error", f"the {label} reader failed: {type(error).__name__}: {error}")
+    return games or single("no_game", "no game in the text (it is empty or holds only comments)")
