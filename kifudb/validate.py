@@ -188,10 +188,23 @@ def render_html(rows: list, summary: dict) -> str:
             for f in row["findings"]) or "<span class='ok'>ok</span>"
         game = "—" if row["index"] is None else row["index"] + 1
         result = f"{row.get('winner', '')} ({row.get('reason', '')})" if row["index"] is not None else ""
+        if row.get("illegal_code") and row.get("final_sfen"):
+            findings += _board(row["final_sfen"], row["first_illegal_ply"])
         parts.append(f"<tr><td>{e(row['path'])}</td><td>{game}</td><td>{e(players)}</td>"
                      f"<td>{row['moves']}</td><td>{e(result)}</td><td>{findings}</td></tr>")
     parts.append("</table></html>\n")
     return "".join(parts)
+
+
+def _board(sfen: str, ply: int) -> str:
+    """The board where a game's replay stopped, as inline SVG (the page stays self-contained)."""
+    from core.position import Position, SfenError
+    try:
+        picture = Position.from_sfen(sfen).svg(size=300, last_move=False)
+    except SfenError:
+        return ""
+    return (f"<details><summary>the position before ply {ply}</summary>"
+            f"<div class='board'>{picture}</div></details>")
 
 
 def render(rows: list, fmt: str) -> str:

@@ -229,3 +229,9 @@ def test_pipes_and_repeated_names_are_handled(tmp_path):
     assert len(rows) == 2  # the glob names the same two files again
     pipe = next(r for r in rows if r["path"].endswith("pipe.kif"))
     assert pipe["findings"][0]["message"] == "not a regular file"
+
+
+def test_html_shows_the_board_where_a_game_went_wrong():
+    page = run(RECORDS / "kifu-for-js/_history/examples/illegal_move.kif", "--format", "html").output
+    assert page.count("<svg") == 1 and "the position before ply 3" in page
+    assert "Shogi position, Black to move" in page  # the board of the position before ２一角成
