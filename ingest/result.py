@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Optional
 
 from core.impasse import declaration
+from core.tables import LINE
 from ingest.record import ERROR, WARNING, INFO, Finding
 
 # word -> (reason, who): who is mover_loses, mover_wins, black_loses, white_loses, draw or none.
@@ -88,8 +89,13 @@ def settle(declared, game, replay_complete: bool):
     if not replay_complete:
         return winner, reason, findings
     if reason == "checkmate" and (rules is None or rules.reason != "checkmate"):
-        findings.append(Finding(ERROR, "result_mismatch", "the record says checkmate, but the "
-                                "final position is not checkmate", **where))
+        if mate_but_for_useless_interpositions(game.position):
+            findings.append(Finding(INFO, "useless_interposition", "checkmate once useless "
+                                    "interpositions (無駄合) are set aside, as tsume records do",
+                                    **where))
+        else:
+            findings.append(Finding(ERROR, "result_mismatch", "the record says checkmate, but "
+                                    "the final position is not checkmate", **where))
     elif reason == "sennichite":
         if rules is None or rules.reason not in ("sennichite", "perpetual_check"):
             findings.append(Finding(ERROR, "result_mismatch", "the record says sennichite, but no "
@@ -115,6 +121,41 @@ def settle(declared, game, replay_complete: bool):
                                     f"position for the fourth time ({rules.reason}), but the "
                                     f"record ends with {declared.word}", **where))
     return winner, reason, findings
+
+
+def mate_but_for_useless_interpositions(position) -> bool:
+    """True if the side to move is in check by one distant piece, and every legal reply puts a
+    piece between it and the king where capturing that piece mates at once (無駄合)."""
+    if not position.is_check():
+        return False
+    king = position.king_squares[position.turn]
+    checkers = position.attackers(king, position.turn ^ 1)
+    if len(checkers) != 1 or not LINE[king][checkers[0]]:
+        return False
+    between = set(LINE[king][checkers[0]])
+    replies = position.legal_moves()
+    if not replies:
+        return False
+    for reply in replies:
+        if reply.to_square not in between:
+            return False
+        position.push(reply)
+        try:
+            mates = any(m.to_square == reply.to_square and _mates(position, m)
+                        for m in position.legal_moves())
+        finally:
+            position.pop()
+        if not mates:
+            return False
+    return True
+
+
+def _mates(position, move) -> bool:
+    position.push(move)
+    try:
+        return position.is_checkmate()
+    finally:
+        position.pop()
 
 
 def _summary_winner(summary: str) -> str:

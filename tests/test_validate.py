@@ -28,11 +28,9 @@ SIX_FORMATS = {
     "usi": FIXTURES / "six_formats/conversion-game.usi",
 }
 ALL_FILES = sorted(record_files([RECORDS]))
-# the only errors the fixtures hold: a real illegal move, and a tsume record whose last position
-# leaves a useless interposition (無駄合), which tsume convention ignores and the rules do not
-KNOWN_ERRORS = {"kifu-for-js/_history/examples/illegal_move.kif": "bad_geometry",
-                "kifu-for-js/packages/json-kifu-format/test/files/ki2/kobayashi_kinsho196702.ki2":
-                    "result_mismatch"}
+# the only error the fixtures hold: a real illegal move (a tsume record whose last position
+# leaves only useless interpositions, 無駄合, gets an info finding instead)
+KNOWN_ERRORS = {"kifu-for-js/_history/examples/illegal_move.kif": "bad_geometry"}
 
 
 def test_the_same_game_in_six_formats_is_one_game():
@@ -235,3 +233,16 @@ def test_html_shows_the_board_where_a_game_went_wrong():
     page = run(RECORDS / "kifu-for-js/_history/examples/illegal_move.kif", "--format", "html").output
     assert page.count("<svg") == 1 and "the position before ply 3" in page
     assert "Shogi position, Black to move" in page  # the board of the position before ２一角成
+
+
+def test_useless_interpositions_do_not_spoil_a_mate():
+    from core import Position
+    from ingest.result import mate_but_for_useless_interpositions
+    # White's king on 1a, checked by the rook on 1i; 2a, 2b and 1b are guarded
+    one_pawn = Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/K7R w p 1")
+    assert not one_pawn.is_checkmate() and mate_but_for_useless_interpositions(one_pawn)
+    two_pawns = Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/K7R w 2p 1")  # the second one helps
+    assert not mate_but_for_useless_interpositions(two_pawns)
+    row = validate_file(str(RECORDS / "kifu-for-js/packages/json-kifu-format/test/files/ki2/"
+                            "kobayashi_kinsho196702.ki2"))[0]
+    assert [f["code"] for f in row["findings"]] == ["useless_interposition"]
