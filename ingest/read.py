@@ -11,6 +11,7 @@ file-level finding and no games, and the other files go on::
 from __future__ import annotations
 
 import glob
+import multiprocessing
 import os
 import stat
 from dataclasses import dataclass, field
@@ -95,6 +96,12 @@ def read_path(path) -> FileRead:
         return FileRead(name, None, "", findings=[Finding(
             ERROR, "unreadable_file", f"cannot read the file: {error.strerror or error}")])
     return read_bytes(data, name)
+
+
+def worker_context():
+    """How worker processes start: from a clean forkserver, never by forking this process, which
+    may hold DuckDB's threads (a fork of a multi-threaded process can hang or crash)."""
+    return multiprocessing.get_context("forkserver")
 
 
 def record_files(arguments) -> Iterator[str]:

@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 
 from analytics.schema import TABLES, move_code
 from analytics.store import Store
-from ingest.read import read_path, record_files
+from ingest.read import read_path, record_files, worker_context
 from ingest.validate import validate_record
 
 
@@ -242,7 +242,7 @@ def _read_all(paths, jobs: int):
         yield from map(read_for_store, paths)
         return
     window = jobs * 4
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
         pending = deque()
         try:
             for path in paths:

@@ -19,7 +19,7 @@ from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, Iterator
 
-from ingest.read import FileRead, read_path
+from ingest.read import FileRead, read_path, worker_context
 from ingest.validate import validate_record
 
 
@@ -83,7 +83,7 @@ def validate_files(paths: list, jobs: int = 1, positions: bool = False,
                 bar and bar.update()
                 yield rows
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
                 chunk = max(1, min(64, len(paths) // (jobs * 8) or 1))
                 for rows in pool.map(validate_file, paths, [positions] * len(paths),
                                      chunksize=chunk):
