@@ -101,7 +101,11 @@ def read_path(path) -> FileRead:
 def worker_context():
     """How worker processes start: from a clean forkserver, never by forking this process, which
     may hold DuckDB's threads (a fork of a multi-threaded process can hang or crash)."""
-    return multiprocessing.get_context("forkserver")
+    context = multiprocessing.get_context("forkserver")
+    # the server imports the readers once; every worker forks from it with them loaded
+    context.set_forkserver_preload(["ingest.read", "ingest.validate", "ingest.kif", "ingest.ki2",
+                                    "ingest.csa", "ingest.jkf", "ingest.usi_file"])
+    return context
 
 
 def record_files(arguments) -> Iterator[str]:
