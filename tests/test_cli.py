@@ -63,3 +63,16 @@ def test_moves_in_every_notation():
     assert {"G4h-5g", "G6h-5g", "G*5g"} <= set(western)
     assert "+0057KI" in run("moves", sfen, "-n", "csa").output.split()
     assert "５七金打" in run("moves", sfen, "-n", "kif").output.split()
+
+
+def test_ingest_the_samples_then_nothing_to_do(tmp_path):
+    store = tmp_path / "store"
+    first = run("ingest", ROOT / "data" / "samples", "--store", store)
+    assert first.exit_code == 0, first.output
+    assert "18 files read" in first.output and "store " in first.output
+    assert "18 games, 2438 positions" in first.output
+    again = run("ingest", ROOT / "data" / "samples", "--store", store, "--compact")
+    assert "0 files read (18 unchanged, skipped" in again.output
+    assert "18 games, 2438 positions" in again.output
+    explored = run("explore", "--store", store, "--format", "json")
+    assert explored.exit_code == 0 and "7g7f" in explored.output
