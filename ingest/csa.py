@@ -24,7 +24,7 @@ question (``core.notation.csa.parse_csa_move``), so a move is kept exactly as wr
     >>> [(m.text, m.line, m.seconds, m.comments) for m in game.moves]
     [('-3334FU', 7, 3, ['** 120 +7776FU']), ('+7776FU', 9, 12.5, [])]
     >>> game.ending
-    DeclaredEnding(word='%TORYO', line=11, mover=1, seconds=None, summary='')
+    DeclaredEnding(word='%TORYO', line=11, mover=1, seconds=None, summary='', winner=None)
 
 Nothing is dropped without a word: a line the reader cannot place becomes a ``Finding``
 (``unparsable_line``; ``bad_start_position`` for broken ``P`` lines) on its game, and reading goes on::

@@ -22,7 +22,7 @@ writes a file name there), ``black``, ``white``, ``result``, ``plies``, ``event`
 from __future__ import annotations
 
 from core.pieces import CSA_CODES
-from ingest.record import GameRecord, MoveRecord, ERROR, WARNING, read_safely
+from ingest.record import DeclaredEnding, GameRecord, MoveRecord, ERROR, WARNING, read_safely
 
 __all__ = ["read_csa1", "looks_like_csa1"]
 
@@ -100,6 +100,10 @@ def _read(text: str, source: str, encoding: str) -> list:
             pending.append((game, names, number, line))
     _split_names(pending, known)
     for game in games:
+        winner = _RESULTS.get(game.headers.get("result"))
+        if winner is not None:  # the winner, but not how the game was won
+            game.ending = DeclaredEnding(f"result={game.headers['result']}", game.first_line,
+                                         winner=winner)
         plies = game.headers.get("plies")
         if plies is not None and _digits(plies) and int(plies) != len(game.moves):
             game.add(WARNING, "move_count_mismatch", f"the header says {plies} plies, the move "
@@ -109,6 +113,9 @@ def _read(text: str, source: str, encoding: str) -> list:
         record.add(ERROR, "no_game", "no csa1 game in the text")
         games.append(record)
     return games
+
+
+_RESULTS = {"0": "draw", "1": "black", "2": "white"}
 
 
 def _new_game(games: list, source: str, encoding: str, number: int) -> GameRecord:

@@ -25,7 +25,7 @@ replay reads it with ``core.notation.ki2.parse_ki2_move``::
     >>> game.moves[0].line, game.moves[0].notation
     (5, 'ki2')
     >>> game.ending
-    DeclaredEnding(word='中断', line=9, mover=1, seconds=None, summary='まで12手で中断')
+    DeclaredEnding(word='中断', line=9, mover=1, seconds=None, summary='まで12手で中断', winner=None)
 
 The ending's ``mover`` is the side to move after the last move (here White, 上手, since
 上手 moved first).

@@ -30,7 +30,7 @@ kept as written, without its number, time and branch mark::
     >>> game.comments, game.moves[0].comments, game.moves[0].bookmark
     (['before the first move'], ['after the first move'], 'bookmark')
     >>> game.ending
-    DeclaredEnding(word='投了', line=11, mover=0, seconds=5, summary='まで2手で後手の勝ち')
+    DeclaredEnding(word='投了', line=11, mover=0, seconds=5, summary='まで2手で後手の勝ち', winner=None)
     >>> v = game.variations[0]
     >>> v.start_ply, v.parent, v.line, [m.text for m in v.moves], v.ending.word
     (1, None, 14, ['２六歩(27)'], '中断')

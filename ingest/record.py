@@ -91,6 +91,7 @@ class DeclaredEnding:
     mover: Optional[int] = None
     seconds: Optional[float] = None
     summary: str = ""  # the KIF/KI2 "まで…" line, if any
+    winner: Optional[str] = None
 
 
 @dataclass

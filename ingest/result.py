@@ -81,7 +81,7 @@ def settle(declared, game, replay_complete: bool):
     winner = _winner(who, mover)
     where = dict(line=declared.line, ply=game.ply, text=declared.word)
     if reason == "unknown" and winner == "none":
-        winner = _summary_winner(declared.summary)
+        winner = declared.winner or _summary_winner(declared.summary)
         if rules is not None and replay_complete:  # the rules settle what the record leaves open
             rules_winner = "draw" if rules.winner is None else _COLOUR[rules.winner]
             if winner in ("none", rules_winner):

@@ -179,8 +179,6 @@ def validate_record(record: GameRecord) -> ValidatedGame:
                                 record.moves[game.ending.ply].line, game.ending.ply + 1,
                                 record.moves[game.ending.ply].text))
     winner, reason, result_findings = settle(record.ending, game, main.first_illegal_ply is None)
-    if winner == "none" and record.format == "csa1":  # csa1 names the winner, not the reason
-        winner = {"0": "draw", "1": "black", "2": "white"}.get(record.headers.get("result"), "none")
     findings += result_findings
     lines = {None: [m for m in game.moves]}
     for index, variation in enumerate(record.variations):

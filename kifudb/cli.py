@@ -16,8 +16,8 @@ from pathlib import Path
 import click
 
 from core import Position, SfenError, perft as count_perft
-from ingest.usi_file import read_usi_games
-from kifudb.replay import replay_game
+from ingest.usi_file import read_usi
+from kifudb.replay import replay_report
 
 
 def _position(sfen: str) -> Position:
@@ -41,23 +41,22 @@ def replay(paths, quiet: bool) -> None:
     started = time.perf_counter()
     for path in paths:
         try:
-            stream = path.open(encoding="utf-8")
-        except OSError as error:
-            click.echo(f"{path}: cannot read: {error.strerror}", err=True)
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            click.echo(f"{path}: cannot read: {error}", err=True)
             illegal += 1
             continue
-        with stream:
-            for usi_game in read_usi_games(stream):
-                report = replay_game(usi_game)
-                games += 1
-                moves += report.legal_moves
-                illegal += report.illegal is not None
-                if not quiet:
-                    click.echo(f"{path}:{report.line}  {report.note}")
-                    click.echo(f"  start:   {report.start}")
-                    click.echo(f"  moves:   {report.legal_moves} of {report.total_moves} replayed")
-                    click.echo(f"  final:   {report.final_sfen}")
-                    click.echo(f"  verdict: {report.verdict()}")
+        for record in read_usi(text, str(path), "utf-8"):
+            report = replay_report(record)
+            games += 1
+            moves += report.moves
+            illegal += not report.legal
+            if not quiet:
+                click.echo(f"{path}:{report.line}  {report.note}")
+                click.echo(f"  start:   {report.start}")
+                click.echo(f"  moves:   {report.moves} of {report.total_moves} replayed")
+                click.echo(f"  final:   {report.final_sfen}")
+                click.echo(f"  verdict: {report.verdict}")
     elapsed = time.perf_counter() - started
     click.echo(f"{games} games, {moves} moves replayed, {games - illegal} fully legal, "
                f"{illegal} with an illegal move ({elapsed:.2f} s)")

@@ -32,7 +32,7 @@ def test_replay_goes_on_after_a_broken_line(tmp_path):
                     "startpos moves 7g7f 7g7f\nstartpos moves 2g2f\n", encoding="utf-8")
     result = run("replay", path)
     assert result.exit_code == 0
-    assert "bad_sfen: SFEN board needs 9 ranks separated by '/', not 1" in result.output
+    assert "bad_start_position: SFEN board needs 9 ranks separated by '/', not 1" in result.output
     assert "illegal move at ply 2 (7g7f): no_piece" in result.output
     assert "4 games, 4 moves replayed, 2 fully legal, 2 with an illegal move" in result.output
 

@@ -704,3 +704,11 @@ def test_random_csa_statements_lose_nothing(lines):
     endings = sum(g.ending is not None for g in games)
     extra = sum(1 for g in games for f in g.findings if f.text == "%TORYO")
     assert endings + extra == sum(ENDS_IN.get(line, 0) for line in lines)
+
+
+def test_csa1_names_the_winner_but_not_the_reason():
+    from ingest.validate import validate_record
+    text = (RECORDS / "apery-wcsc28" / "kifu.csa1").read_bytes().decode("utf-8")
+    games = [validate_record(r) for r in read_csa1(text)]
+    assert {g.record.ending.word for g in games} <= {"result=0", "result=1", "result=2"}
+    assert all(g.winner in ("black", "white", "draw") for g in games)

@@ -15,9 +15,7 @@ from core.move import Move
 from core.pieces import ROOK, PAWN, COLOUR_NAMES, HAND_TYPES
 from core.tables import REACH
 from core.notation.errors import NotationError
-
-PIECE_ENGLISH = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king",
-                 "tokin", "promoted lance", "promoted knight", "promoted silver", "horse", "dragon")
+from core.position import piece_name
 
 _ZONE_RANKS = ((0, 1, 2), (6, 7, 8))  # rank indexes (rank - 1) of each colour's promotion zone
 
@@ -63,14 +61,31 @@ def board_move_legal(position, f: int, to: int) -> bool:
     return position.check(Move(f, to, True, None)) is None
 
 
+def resolve(position, text: str, to: int, promotion: bool, candidates: list, nothing: str) -> Move:
+    """The one move among ``candidates`` (from-squares that fit the text) to ``to``: several are
+    narrowed to the legal ones; none or still several is a ``NotationError`` (``nothing`` is the
+    message for none)."""
+    if len(candidates) > 1:
+        legal = [f for f in candidates if position.check(Move(f, to, promotion, None)) is None]
+        if legal:
+            candidates = legal
+    if len(candidates) == 1:
+        return Move(candidates[0], to, promotion, None)
+    if not candidates:
+        raise NotationError("no_matching_move", nothing, text)
+    moves = ", ".join(Move(f, to, promotion, None).usi() for f in candidates)
+    raise NotationError("ambiguous_move", f"{text.strip()} matches {len(candidates)} moves: "
+                        f"{moves}", text)
+
+
 def drop_of(position, piece_type: int, to: int, text: str) -> Move:
     """The drop of ``piece_type`` on ``to``; ``NotationError`` if the side to move holds none."""
     if piece_type not in HAND_TYPES:
-        raise NotationError("unparsable_move", f"a {PIECE_ENGLISH[piece_type]} cannot be dropped",
+        raise NotationError("unparsable_move", f"a {piece_name(piece_type)} cannot be dropped",
                             text)
     if not position.hands[position.turn][piece_type]:
         raise NotationError("not_in_hand", f"{COLOUR_NAMES[position.turn]} has no "
-                            f"{PIECE_ENGLISH[piece_type]} in hand", text)
+                            f"{piece_name(piece_type)} in hand", text)
     return Move(None, to, False, piece_type)
 
 

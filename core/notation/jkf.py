@@ -45,7 +45,8 @@ from typing import Optional
 
 from core.move import Move
 from core.pieces import (BLACK, WHITE, COLOUR_NAMES, CSA_CODES, HAND_TYPES, PROMOTE, can_promote)
-from core.notation._common import PIECE_ENGLISH, may_promote
+from core.notation._common import may_promote
+from core.position import piece_name
 from core.notation.errors import NotationError
 from core.notation.ki2 import ki2_move
 
@@ -99,7 +100,7 @@ def _colour(value, text: str) -> Optional[int]:
 
 
 def _named(t: int) -> str:
-    return f"{CSA_CODES[t]} ({PIECE_ENGLISH[t]})"
+    return f"{CSA_CODES[t]} ({piece_name(t)})"
 
 
 def parse_jkf_move(position, move_obj, previous: Optional[Move] = None) -> Move:

@@ -37,7 +37,7 @@ from typing import Optional
 from core.move import Move
 from core.pieces import (BLACK, LANCE, BISHOP, ROOK, HORSE, DRAGON, HAND_TYPES, KANJI,
                          FILE_DIGITS_FULL, RANK_KANJI)
-from core.notation._common import reaching, may_promote, board_move_legal, drop_of
+from core.notation._common import reaching, may_promote, board_move_legal, drop_of, resolve
 from core.notation._japanese import tokens, destination, check_mark
 from core.notation.errors import NotationError
 
@@ -106,18 +106,8 @@ def parse_ki2_move(position, text: str, previous_to: Optional[int] = None) -> Mo
         return drop_of(position, kind, to, text)
     promotion = tok.action == "成"
     chosen = _select(position.turn, kind, to, found, tok.side, tok.direction)
-    if len(chosen) > 1:
-        legal = [f for f in chosen if position.check(Move(f, to, promotion, None)) is None]
-        if legal:
-            chosen = legal
-    if len(chosen) == 1:
-        return Move(chosen[0], to, promotion, None)
-    if not chosen:
-        raise NotationError("no_matching_move", f"no {KANJI[kind]} of "
-                            f"{('Black', 'White')[position.turn]} fits {text.strip()}", text)
-    moves = ", ".join(Move(f, to, promotion, None).usi() for f in chosen)
-    raise NotationError("ambiguous_move", f"{text.strip()} matches {len(chosen)} moves: {moves}",
-                        text)
+    return resolve(position, text, to, promotion, chosen, f"no {KANJI[kind]} of "
+                   f"{('Black', 'White')[position.turn]} fits {text.strip()}")
 
 
 def _is_drop(position, kind: int, to: int, found: list) -> bool:

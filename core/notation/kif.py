@@ -31,7 +31,8 @@ from typing import Optional
 
 from core.move import Move
 from core.pieces import KANJI, FILE_DIGITS_FULL, RANK_KANJI, square_name
-from core.notation._common import drop_of, PIECE_ENGLISH
+from core.notation._common import drop_of
+from core.position import piece_name
 from core.notation._japanese import tokens, destination, check_mark
 from core.notation.errors import NotationError
 
@@ -54,8 +55,8 @@ def parse_kif_move(position, text: str, previous_to: Optional[int] = None) -> Mo
         return drop_of(position, tok.piece_type, to, text)
     on_board = position.board[f] & 15
     if on_board != tok.piece_type:
-        what = f"a {PIECE_ENGLISH[on_board]}" if on_board else "nothing"
-        raise NotationError("no_piece", f"the move names a {PIECE_ENGLISH[tok.piece_type]}, but "
+        what = f"a {piece_name(on_board)}" if on_board else "nothing"
+        raise NotationError("no_piece", f"the move names a {piece_name(tok.piece_type)}, but "
                             f"{square_name(f)} holds {what}", text)
     return Move(f, to, tok.action == "成", None)
 

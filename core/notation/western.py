@@ -25,7 +25,8 @@ import re
 
 from core.move import Move
 from core.pieces import WESTERN_LETTERS, square_name
-from core.notation._common import reaching, may_promote, board_move_legal, drop_of, bounded_store
+from core.notation._common import (reaching, may_promote, board_move_legal, drop_of,
+                                   bounded_store, resolve)
 from core.notation.errors import NotationError
 
 _LETTER_TYPES = {letter: t for t, letter in enumerate(WESTERN_LETTERS) if letter}
@@ -68,19 +69,8 @@ def parse_western_move(position, text: str) -> Move:
             raise NotationError("no_piece", f"the move names {WESTERN_LETTERS[piece_type]}, but "
                                 f"{square_name(f)} holds {what}", text)
         return Move(f, to, promotion, None)
-    chosen = reaching(position, piece_type, to)
-    if len(chosen) > 1:
-        legal = [g for g in chosen if position.check(Move(g, to, promotion, None)) is None]
-        if legal:
-            chosen = legal
-    if len(chosen) == 1:
-        return Move(chosen[0], to, promotion, None)
-    if not chosen:
-        raise NotationError("no_matching_move", f"no {WESTERN_LETTERS[piece_type]} can move to "
-                            f"{square_name(to)}", text)
-    moves = ", ".join(Move(g, to, promotion, None).usi() for g in chosen)
-    raise NotationError("ambiguous_move", f"{text.strip()} matches {len(chosen)} moves: {moves}",
-                        text)
+    return resolve(position, text, to, promotion, reaching(position, piece_type, to),
+                   f"no {WESTERN_LETTERS[piece_type]} can move to {square_name(to)}")
 
 
 def western_move(position, move: Move) -> str:
