@@ -52,7 +52,7 @@ from duckdb_engine import ConnectionWrapper
 from duckdb_engine.datatypes import UBigInteger
 from sqlalchemy.pool import QueuePool
 
-from analytics.schema import TABLES, code_move
+from analytics.schema import TABLES, code_move, code_usi
 from analytics.store import Store
 from core.notation import ki2_move, kif_move
 from core.position import Position
@@ -184,9 +184,7 @@ def _rows(store, statement, parameters=None) -> list:
                 raise
 
 
-@functools.lru_cache(maxsize=None)
-def _usi(code: int) -> str:
-    return code_move(code).usi()
+_usi = functools.lru_cache(maxsize=None)(code_usi)  # move codes are few (under 14,000)
 
 
 # ----- position search -----------------------------------------------------------------------

@@ -6,7 +6,8 @@ tables:
 * ``games``: one row per distinct game (the same game read from several files is one game):
   ``game`` (a dense integer id), ``fingerprint``, the normalized headers, ``headers`` (all raw
   headers as JSON), ``start_sfen``, ``moves``, ``valid``, ``first_illegal_ply``, ``illegal_code``,
-  ``winner``, ``reason``, ``declared_ending``, ``batch``. When a game already stored is read
+  ``winner``, ``reason``, ``declared_ending``, ``comments`` (the record's comments that belong to
+  no move, one a line), ``batch``. When a game already stored is read
   again from a source that says more about it (players, date, result …), a later batch holds a
   new row for it; the ``games`` view shows the latest.
 * ``sources``: where each game was read: ``game``, ``path``, ``index`` (in the file),
@@ -48,7 +49,8 @@ GAMES = pa.schema([
     ("place", pa.string()), ("opening", pa.string()), ("headers", pa.string()),
     ("start_sfen", pa.string()), ("moves", pa.int16()), ("valid", pa.bool_()),
     ("first_illegal_ply", pa.int16()), ("illegal_code", pa.string()), ("winner", pa.string()),
-    ("reason", pa.string()), ("declared_ending", pa.string()), ("batch", pa.int32()),
+    ("reason", pa.string()), ("declared_ending", pa.string()), ("comments", pa.string()),
+    ("batch", pa.int32()),
 ])
 SOURCES = pa.schema([
     ("game", pa.int32()), ("path", pa.string()), ("index", pa.int32()),

@@ -279,7 +279,6 @@ class _Reader:
     def __init__(self, record: GameRecord, lines: dict):
         self.record = record
         self.lines = lines
-        self.first_colour = 0
         self.unknown: dict = {}  # unknown entry key -> (count, first path, first line)
 
     def line(self, owner, key: str) -> Optional[int]:

@@ -93,6 +93,7 @@ def read_for_store(path: str) -> dict:
             "first_illegal_ply": game.first_illegal_ply, "illegal_code": game.illegal_code,
             "winner": game.winner, "reason": game.reason,
             "declared_ending": record.ending.word if record.ending else None,
+            "comments": "\n".join(record.comments) or None,
             "keys": array("Q", game.keys), "codes": codes,
             "black_first": game.start_sfen.split()[1] == "b" if game.start_sfen else True,
             "move_rows": moves,
@@ -289,7 +290,8 @@ def _describe_game(batch: _Batch, game_id: int, game: dict) -> None:
               start_sfen=game["start_sfen"], moves=game["moves"], valid=game["valid"],
               first_illegal_ply=game["first_illegal_ply"], illegal_code=game["illegal_code"],
               winner=game["winner"], reason=game["reason"],
-              declared_ending=game["declared_ending"], batch=batch.number)
+              declared_ending=game["declared_ending"], comments=game["comments"],
+              batch=batch.number)
 
 
 def _add_finding(batch: _Batch, game_id, path: str, f: tuple) -> None:

@@ -18,6 +18,7 @@ import click
 from core import Position, SfenError, perft as count_perft
 from ingest.usi_file import read_usi
 from kifudb.replay import replay_report
+from kifudb.store_cli import explore, search, sql
 
 
 def _position(sfen: str) -> Position:
@@ -167,8 +168,6 @@ def key(sfen: str) -> None:
     value = _position(sfen).key()
     click.echo(f"{value} 0x{value:016x}")
 
-
-from kifudb.store_cli import explore, search, sql  # noqa: E402  (the store's query commands)
 
 main.add_command(search)
 main.add_command(explore)

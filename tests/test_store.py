@@ -186,3 +186,14 @@ def test_a_richer_source_describes_a_known_game(tmp_path):
     with store.writing():
         store.compact()
     assert store.connect().execute(query).fetchall() == [(game, black, white, date, winner)]
+
+
+def test_comments_and_times_reach_the_store(store):
+    c = store.connect()
+    path = "%kifu-for-js/packages/json-kifu-format/test/files/kif/20081220kyoochi.kif"
+    game_comments, = c.execute("SELECT g.comments FROM games g JOIN sources s USING (game) "
+                               "WHERE s.path LIKE ?", [path]).fetchone()
+    assert game_comments.startswith("棋戦詳細：トップ棋士VS関西新鋭")  # written before the moves
+    commented, timed, variations = c.execute(
+        "SELECT count(comment), count(seconds), count(*) FILTER (line > 0) FROM moves").fetchone()
+    assert commented > 100 and timed > 1000 and variations > 10
