@@ -1,11 +1,14 @@
-# The two commands of the README: `make demo` (the main job) and `make test` (the whole suite).
+# The two commands of the README: `make demo` (the main job: ingest the samples, open the
+# dashboard) and `make test` (the whole suite).
 # Each creates .venv with the project and its dev extras when it is missing or out of date.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench clean
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test bench clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,10 +18,17 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/kifudb replay data/samples/games.usi
+	rm -rf data/store  # the demo store is made from the samples anew, in the current format
 	$(BIN)/kifudb ingest data/samples --store data/store
 	$(BIN)/kifudb explore --store data/store
+	$(BIN)/kifudb dashboard --store data/store
 
-test: $(STAMP)
+# the dashboard's end-to-end test drives Debian's chromium (Playwright cannot download browsers)
+chromium:
+	command -v chromium >/dev/null || $(SUDO) apt-get install -y chromium \
+	  || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -59,7 +59,7 @@ from core.position import Position
 
 __all__ = ["search", "explore", "game_info", "game_moves", "run_sql", "check_sql", "SqlResult",
            "SqlError", "engine", "position_key", "metadata", "games", "sources", "moves",
-           "positions", "game_summary"]
+           "positions", "findings", "files", "game_summary", "label_summary", "game_filters", "fetch"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 
@@ -77,15 +77,22 @@ def _sa_type(arrow_type):
 metadata = sa.MetaData()
 _TABLES = {name: sa.Table(name, metadata, *(sa.Column(f.name, _sa_type(f.type)) for f in schema))
            for name, schema in TABLES.items()}
-games, sources, moves, positions = (_TABLES[n] for n in ("games", "sources", "moves", "positions"))
+games, sources, moves, positions, findings, files = (
+    _TABLES[n] for n in ("games", "sources", "moves", "positions", "findings", "files"))
 
 #: What search and explore show of a game, one row per game of the ``games`` view: an
 #: in-memory table of the engine's database, built when the engine is (see ``engine``).
 game_summary = sa.Table("game_summary", metadata, sa.Column("game", sa.Integer),
                         *(sa.Column(c.name, c.type) for c in games.c
                           if c.name in ("black", "white", "date", "event", "handicap", "winner",
-                                        "reason")),
+                                        "reason", "moves", "valid")),
                         sa.Column("path", sa.String))
+
+#: The labels of the games the store shows (the ``labels`` view), in memory like
+#: ``game_summary``: the statistics read them on every query.
+label_summary = sa.Table("label_summary", metadata,
+                         *(sa.Column(c.name, c.type) for c in _TABLES["labels"].c
+                           if c.name != "batch"))
 
 
 def _summary_statement(dialect) -> str:
@@ -97,6 +104,12 @@ def _summary_statement(dialect) -> str:
     compiled = select.compile(dialect=dialect)
     assert not compiled.params, "the summary takes no values"
     return f"CREATE TABLE {game_summary.name} AS {compiled}"
+
+
+def _label_statement(dialect) -> str:
+    labels = _TABLES["labels"]
+    select = sa.select(*(labels.c[c.name] for c in label_summary.c)).order_by(labels.c.game)
+    return f"CREATE TABLE {label_summary.name} AS {select.compile(dialect=dialect)}"
 
 # ----- the engine, per store and manifest -----------------------------------------------------
 
@@ -165,10 +178,11 @@ def _build(store: Store) -> tuple:
     built = sa.create_engine("duckdb://", creator=lambda: ConnectionWrapper(database.cursor()),
                              poolclass=QueuePool, pool_size=4, max_overflow=16)
     database.execute(_summary_statement(built.dialect))
+    database.execute(_label_statement(built.dialect))
     return built, database
 
 
-def _rows(store, statement, parameters=None) -> list:
+def fetch(store, statement, parameters=None) -> list:
     """Run a statement; once more on a fresh engine if the store changed under it (a
     compaction deletes the batch files that the old views read)."""
     store = as_store(store)
@@ -242,7 +256,7 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None) -
                  .order_by(g.date.desc().nulls_last(), hits.c.game, hits.c.ply))
     if limit is not None:
         statement = statement.limit(sa.bindparam("limit", _count(limit, "limit")))
-    found = _rows(store, statement)
+    found = fetch(store, statement)
     for row in found:
         row["date"] = _iso(row["date"])
         code = row["next_move"]
@@ -278,20 +292,8 @@ def explore(store, position, player: Optional[str] = None, date_from=None, date_
     hits = (sa.select(positions.c.game, positions.c.next_move)
             .where(_key_filter("key", key)).subquery("hits"))
     g = game_summary.c
-    conditions = [hits.c.next_move.is_not(None)]
-    if player is not None:
-        needle = sa.bindparam("player", _text(player, "player").lower())
-        conditions.append(sa.or_(sa.func.contains(sa.func.lower(g.black), needle),
-                                 sa.func.contains(sa.func.lower(g.white), needle)))
-    if event is not None:
-        conditions.append(sa.func.contains(sa.func.lower(g.event),
-                                           sa.bindparam("event", _text(event, "event").lower())))
-    if handicap is not None:
-        conditions.append(g.handicap == sa.bindparam("handicap", _text(handicap, "handicap")))
-    if date_from is not None:
-        conditions.append(g.date >= sa.bindparam("date_from", _date(date_from, "date_from")))
-    if date_to is not None:
-        conditions.append(g.date <= sa.bindparam("date_to", _date(date_to, "date_to")))
+    conditions = [hits.c.next_move.is_not(None),
+                  *game_filters(player, date_from, date_to, event, handicap)]
     per_game = (sa.select(hits.c.next_move, hits.c.game, g.winner, g.date)
                 .join_from(hits, game_summary, g.game == hits.c.game)
                 .where(*conditions).distinct().subquery("per_game"))
@@ -307,7 +309,7 @@ def explore(store, position, player: Optional[str] = None, date_from=None, date_
                  .having(sa.func.count() >= sa.bindparam("min_count",
                                                           _count(min_count, "min_count")))
                  .order_by(sa.desc("count"), per_game.c.next_move))
-    found = _rows(store, statement)
+    found = fetch(store, statement)
     result = []
     for row in found:
         move = code_move(row["next_move"])
@@ -322,6 +324,27 @@ def explore(store, position, player: Optional[str] = None, date_from=None, date_
     return result
 
 
+def game_filters(player=None, date_from=None, date_to=None, event=None, handicap=None) -> list:
+    """The conditions on ``game_summary`` that the explorer's and the statistics' filters
+    make (see ``explore``); every value is a bound parameter."""
+    g = game_summary.c
+    conditions = []
+    if player is not None:
+        needle = sa.bindparam("player", _text(player, "player").lower())
+        conditions.append(sa.or_(sa.func.contains(sa.func.lower(g.black), needle),
+                                 sa.func.contains(sa.func.lower(g.white), needle)))
+    if event is not None:
+        conditions.append(sa.func.contains(sa.func.lower(g.event),
+                                           sa.bindparam("event", _text(event, "event").lower())))
+    if handicap is not None:
+        conditions.append(g.handicap == sa.bindparam("handicap", _text(handicap, "handicap")))
+    if date_from is not None:
+        conditions.append(g.date >= sa.bindparam("date_from", _date(date_from, "date_from")))
+    if date_to is not None:
+        conditions.append(g.date <= sa.bindparam("date_to", _date(date_to, "date_to")))
+    return conditions
+
+
 # ----- one game --------------------------------------------------------------------------------
 
 
@@ -330,14 +353,14 @@ def game_info(store, game_id: int) -> Optional[dict]:
     ``end_date`` ISO) with ``sources`` (path, index, format, encoding of each file it was read
     from); None if the store shows no such game."""
     game_id = _game_id(game_id)
-    found = _rows(store, sa.select(games).where(games.c.game == sa.bindparam("game", game_id)))
+    found = fetch(store, sa.select(games).where(games.c.game == sa.bindparam("game", game_id)))
     if not found:
         return None
     info = found[0]
     info["date"], info["end_date"] = _iso(info["date"]), _iso(info["end_date"])
     if info["headers"]:
         info["headers"] = json.loads(info["headers"])
-    info["sources"] = _rows(store, sa.select(sources.c.path, sources.c.index, sources.c.format,
+    info["sources"] = fetch(store, sa.select(sources.c.path, sources.c.index, sources.c.format,
                                              sources.c.encoding)
                             .where(sources.c.game == sa.bindparam("game", game_id))
                             .order_by(sources.c.path, sources.c.index))
@@ -352,7 +375,7 @@ def game_moves(store, game_id: int) -> list:
                            moves.c.comment)
                  .where(moves.c.game == sa.bindparam("game", game_id), moves.c.line == 0)
                  .order_by(moves.c.ply))
-    return _rows(store, statement)
+    return fetch(store, statement)
 
 
 # ----- read-only SQL for analysts ----------------------------------------------------------------

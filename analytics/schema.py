@@ -1,6 +1,6 @@
 """The store's tables: their Arrow schemas, and the compact integer code of a move.
 
-A store is a folder of Parquet batches (see ``analytics.store``); every batch holds the same six
+A store is a folder of Parquet batches (see ``analytics.store``); every batch holds the same seven
 tables:
 
 * ``games``: one row per distinct game (the same game read from several files is one game):
@@ -23,6 +23,11 @@ tables:
   ``batch``.
 * ``retired``: ``path``, ``batch``: a file read again because it changed; its sources, findings
   and files rows from earlier batches no longer count.
+* ``labels``: the castles (囲い) and openings (戦型) each side of a game reached
+  (``analytics.classify``): ``game``, ``side`` (black/white), ``kind`` (castle/opening),
+  ``label``, ``ply`` (when first reached), ``primary`` (the side's most specific castle or
+  opening), ``batch``. The manifest's ``labels`` entry names the definitions' version and the
+  batch from which labels count (``kifudb relabel`` writes a batch of labels for every game).
 
 The move code packs a move in 14 bits: a board move is ``from * 81 + to`` (+ 6561 when it
 promotes), a drop is ``13122 + (type - 1) * 81 + to``::
@@ -74,9 +79,13 @@ FILES = pa.schema([
     ("games", pa.list_(pa.int32())), ("batch", pa.int32()),
 ])
 RETIRED = pa.schema([("path", pa.string()), ("batch", pa.int32())])
+LABELS = pa.schema([
+    ("game", pa.int32()), ("side", pa.string()), ("kind", pa.string()), ("label", pa.string()),
+    ("ply", pa.int16()), ("primary", pa.bool_()), ("batch", pa.int32()),
+])
 
 TABLES = {"games": GAMES, "sources": SOURCES, "moves": MOVES, "positions": POSITIONS,
-          "findings": FINDINGS, "files": FILES, "retired": RETIRED}
+          "findings": FINDINGS, "files": FILES, "retired": RETIRED, "labels": LABELS}
 
 
 def move_code(move: Move) -> int:

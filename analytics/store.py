@@ -3,7 +3,8 @@ DuckDB views over them.
 
 Layout::
 
-    STORE/manifest.json          the commit point: {"format", "next_game", "batches": [...]}
+    STORE/manifest.json          the commit point: {"format", "next_game", "batches": [...],
+                                 "labels": {"version", "from_batch"}}
     STORE/batches/b000001/*.parquet   one file per table (see ``analytics.schema``)
     STORE/kifudb.duckdb          the same views, for analysts (read-only use; rewritten on commit)
     STORE/.lock                  held by the one process that writes
@@ -36,7 +37,7 @@ import pyarrow.parquet as pq
 
 from analytics.schema import TABLES
 
-FORMAT = 2  # 2: games rows carry their batch
+FORMAT = 3  # 2: games rows carry their batch; 3: labels
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / "data" / "store"
 
 
@@ -65,7 +66,8 @@ class Store:
             return {"format": FORMAT, "next_game": 1, "batches": []}
         if manifest.get("format") != FORMAT:
             raise ValueError(f"{self.manifest_path}: store format {manifest.get('format')!r}, "
-                             f"this kifudb reads format {FORMAT}")
+                             f"this kifudb reads format {FORMAT}: ingest the records again "
+                             f"into a new store folder")
         return manifest
 
     def batch_dir(self, name: str) -> Path:
@@ -113,8 +115,17 @@ class Store:
             "CREATE OR REPLACE VIEW moves AS SELECT * FROM moves_all WHERE game IN "
             "(SELECT game FROM sources)",
             "CREATE OR REPLACE VIEW positions AS SELECT * FROM positions_all",
+            # labels count from the last relabelling on, for the games the store shows
+            f"CREATE OR REPLACE VIEW labels AS SELECT * FROM labels_all WHERE batch >= "
+            f"{int(self.labels_state(manifest)['from_batch'])} AND game IN (SELECT game FROM sources)",
         ]
         return statements
+
+    def labels_state(self, manifest=None) -> dict:
+        """``{"version", "from_batch"}``: the version of the definitions the labels were computed
+        with (None before the first ingest) and the first batch whose labels count."""
+        manifest = manifest or self.manifest()
+        return manifest.get("labels") or {"version": None, "from_batch": 0}
 
     # ----- writing ---------------------------------------------------------------------------------
 
@@ -139,8 +150,13 @@ class Store:
                 if child.name not in committed:
                     shutil.rmtree(child, ignore_errors=True)
 
-    def commit(self, tables: dict, next_game: int) -> str:
-        """Write one batch (``{table: pyarrow.Table}``) and make it part of the store.
+    def next_batch(self) -> int:
+        """The number the next batch will get."""
+        return 1 + max((int(b[1:]) for b in self.manifest()["batches"]), default=0)
+
+    def commit(self, tables: dict, next_game: int, labels: dict = None) -> str:
+        """Write one batch (``{table: pyarrow.Table}``) and make it part of the store;
+        ``labels`` (``{"version", "from_batch"}``) replaces the manifest's labels entry.
 
         The batch is written to a temporary folder, renamed into ``batches/``, and committed by
         replacing the manifest; a crash at any point leaves the previous state intact."""
@@ -159,6 +175,8 @@ class Store:
         os.rename(tmp, self.batch_dir(name))
         _fsync_dir(self.root / "batches")
         manifest = {**manifest, "next_game": next_game, "batches": manifest["batches"] + [name]}
+        if labels is not None:
+            manifest["labels"] = labels
         self._write_manifest(manifest)
         return name
 
@@ -185,6 +203,7 @@ class Store:
             "findings": f"SELECT * REPLACE ({number} AS batch) FROM findings",
             "files": f"SELECT * REPLACE ({number} AS batch) FROM files",
             "retired": "SELECT * FROM retired_all WHERE false",
+            "labels": f"SELECT * REPLACE ({number} AS batch) FROM labels",
         }
         for table, query in queries.items():
             target = _quote(str(tmp / f"{table}.parquet"))
@@ -196,7 +215,8 @@ class Store:
         os.rename(tmp, self.batch_dir(name))
         # the old batches stay until the next writer removes them as debris, so that queries
         # already running on the previous manifest can finish
-        self._write_manifest({**manifest, "batches": [name]})
+        labels = {**self.labels_state(manifest), "from_batch": number}
+        self._write_manifest({**manifest, "batches": [name], "labels": labels})
         return name
 
     def _write_manifest(self, manifest: dict) -> None:

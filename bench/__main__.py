@@ -6,7 +6,7 @@ runs, and the ratio of each library to kifudb. Corpora: the real games of
 ``tests/fixtures/usi/real_games.usi`` and a seeded synthetic corpus of
 random legal games (``bench/synthetic.py``). perft(4) from the start position closes the run.
 
-    python -m bench [--runs 5] [--synthetic 2000] [--only engine|ingest|store]
+    python -m bench [--runs 5] [--synthetic 2000] [--only engine|ingest|store|stats]
                     [--store-scale 100k[,10M]]
 
 The ingest part (``bench/ingest.py``) measures read + parse + validate + key on the KIF and CSA
@@ -18,6 +18,9 @@ search and explorer latency, beside a plain DuckDB table of SFEN strings. ``--st
 takes comma-separated sizes in positions; the default, 100k, keeps ``make bench`` within a few
 minutes; ``--store-scale 100k,10M`` adds the 10M run of issue 4's targets (about 10 minutes
 more, several GB under ``bench/results``).
+
+The stats part (``bench/stats.py``) measures the cost of classifying a game (castles and
+openings) beside replaying it, and every statistics query on the stores of ``--store-scale``.
 """
 
 from __future__ import annotations
@@ -117,7 +120,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--synthetic", type=int, default=2000, help="synthetic games (seeded)")
     parser.add_argument("--no-perft", action="store_true")
-    parser.add_argument("--only", choices=("engine", "ingest", "store"), help="run one part only")
+    parser.add_argument("--only", choices=("engine", "ingest", "store", "stats"), help="run one part only")
     parser.add_argument("--store-scale", default="100k",
                         help="store benchmark sizes in positions, comma-separated (e.g. 100k,10M)")
     args = parser.parse_args(argv)
@@ -133,6 +136,9 @@ def main(argv=None) -> int:
     if args.only in (None, "store"):
         from bench.store import run_store
         run_store(args.store_scale.split(","))
+    if args.only in (None, "stats"):
+        from bench.stats import run_stats
+        run_stats(args.store_scale.split(","), args.runs)
     return 0
 
 

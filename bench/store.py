@@ -395,7 +395,7 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, jobs: int = 2,
         "positions_batch_bytes": ingest["batch_positions_bytes"],
         "store_bytes": apparent, "store_du_bytes": allocated,
         "tables": {t: os.path.getsize(f) for t in ("games", "sources", "moves", "positions",
-                                                   "findings", "files", "retired")
+                                                   "findings", "files", "retired", "labels")
                    for f in store.table_files(t)},
         "positions_columns": parquet_columns(positions_file),
     }

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analytics.classify import classify_game, definitions_version
 from analytics.schema import TABLES, move_code
 from analytics.store import Store
 from ingest.read import read_path, record_files, worker_context
@@ -50,6 +51,9 @@ class IngestReport:
     positions_added: int = 0
     findings: int = 0
     batches: list = field(default_factory=list)
+    #: the definitions' version the store's older labels were computed with, when it is not
+    #: the current one (``kifudb relabel`` brings them up to date); else None
+    stale_labels: str = None
 
 
 def file_digest(path: str) -> tuple:
@@ -85,6 +89,7 @@ def read_for_store(path: str) -> dict:
             moves += [(number, variation.start_ply + i, None, r.text, r.seconds,
                        "\n".join(r.comments) or None) for i, r in enumerate(variation.moves)]
         codes = array("h", (move_code(m) for m in game.game.moves) if game.game else ())
+        labels = classify_game(game.start_sfen, game.game.moves).rows() if game.game else []
         games.append({
             "index": record.index, "format": record.format, "encoding": record.encoding,
             "fingerprint": game.fingerprint, "headers": game.headers,
@@ -96,7 +101,7 @@ def read_for_store(path: str) -> dict:
             "comments": "\n".join(record.comments) or None,
             "keys": array("Q", game.keys), "codes": codes,
             "black_first": game.start_sfen.split()[1] == "b" if game.start_sfen else True,
-            "move_rows": moves,
+            "move_rows": moves, "labels": labels,
             "findings": [_finding(f, record.index) for f in game.findings],
         })
     return {"path": path, "games": games,
@@ -176,6 +181,11 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
         connection.close()
         manifest = store.manifest()
         next_game = manifest["next_game"]
+        labels = store.labels_state(manifest)
+        if labels["version"] is None:
+            labels = {"version": definitions_version(), "from_batch": 0}
+        elif labels["version"] != definitions_version():
+            report.stale_labels = labels["version"]
         todo = []
         for path in record_files(paths):
             report.files_seen += 1
@@ -227,10 +237,10 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
             if bar is not None:
                 bar.update()
             if batch.positions >= batch_positions:
-                report.batches.append(store.commit(batch.tables(), next_game))
+                report.batches.append(store.commit(batch.tables(), next_game, labels))
                 batch = _Batch(batch.number + 1)
         if not batch.empty():
-            report.batches.append(store.commit(batch.tables(), next_game))
+            report.batches.append(store.commit(batch.tables(), next_game, labels))
         if bar is not None:
             bar.close()
     return report
@@ -279,6 +289,9 @@ def _add_game(batch: _Batch, game_id: int, game: dict) -> None:
                   seconds=seconds, comment=comment)
     if game["keys"]:
         batch.add_positions(game_id, game)
+    for side, kind, label, ply, primary in game["labels"]:
+        batch.add("labels", game=game_id, side=side, kind=kind, label=label, ply=ply,
+                  primary=primary, batch=batch.number)
 
 
 def _describe_game(batch: _Batch, game_id: int, game: dict) -> None:

@@ -18,6 +18,8 @@ import click
 from core import Position, SfenError, perft as count_perft
 from ingest.usi_file import read_usi
 from kifudb.replay import replay_report
+from kifudb.classify_cli import classify
+from kifudb.stats_cli import relabel, stats
 from kifudb.store_cli import explore, search, sql
 
 
@@ -93,6 +95,40 @@ def ingest(paths, store_dir, jobs: int, compact) -> None:
     totals = store.connect().execute(
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions)").fetchone()
     click.echo(f"store {store.root}: {totals[0]} games, {totals[1]} positions")
+    if report.stale_labels:
+        click.echo(f"the older games' labels come from other definitions ({report.stale_labels}): "
+                   f"run 'kifudb relabel --store {store.root}'", err=True)
+
+
+@main.command()
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Store folder (default: data/store).")
+@click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
+@click.option("--address", default="localhost", show_default=True,
+              help="The address to listen on (0.0.0.0 for every interface).")
+@click.option("--headless/--browser", default=True, show_default=True,
+              help="Do not open a browser window.")
+def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
+    """Start the dashboard (Streamlit) on a store, and print its address."""
+    import os
+    import subprocess
+
+    from analytics.store import DEFAULT_STORE, Store
+
+    store = Store(store_dir or DEFAULT_STORE)
+    if not store.manifest_path.exists():
+        raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
+                                   f"--store {store.root}' first")
+    app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+    click.echo(f"kifudb dashboard on {store.root}: http://{address}:{port}/  (Ctrl-C stops it)")
+    command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
+               "--server.address", address, "--server.headless", str(headless).lower(),
+               "--browser.gatherUsageStats", "false"]
+    environment = {**os.environ, "KIFUDB_STORE": str(store.root)}
+    try:
+        sys.exit(subprocess.call(command, env=environment))
+    except KeyboardInterrupt:
+        pass
 
 
 @main.command()
@@ -172,6 +208,9 @@ def key(sfen: str) -> None:
 main.add_command(search)
 main.add_command(explore)
 main.add_command(sql)
+main.add_command(stats)
+main.add_command(relabel)
+main.add_command(classify)
 
 
 if __name__ == "__main__":

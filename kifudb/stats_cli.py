@@ -1,0 +1,255 @@
+"""``kifudb stats …`` and ``kifudb relabel``: the statistics of ``analytics.stats`` on the
+command line, as aligned text or JSON.
+
+    kifudb stats overview
+    kifudb stats results --by year --handicap 平手
+    kifudb stats labels --kind castle --by-year --format json
+    kifudb stats winrates --kind opening --min-games 5
+    kifudb stats pairings --kind castle --against opening
+    kifudb stats players --limit 20
+    kifudb stats player 羽生善治 [--against 森内俊之]
+    kifudb relabel                      # after analytics/labels.toml changed
+
+Every statistics command takes the filters ``--player``, ``--from``, ``--to``, ``--event`` and
+``--handicap``. Bad values get a message, never a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from analytics import stats as store_stats
+from kifudb.store_cli import _echo_json, _guard, _open_store, _store_option, _table
+
+__all__ = ["stats", "relabel"]
+
+
+def _filter_options(command):
+    options = [
+        click.option("--player", help="A part of either player's name."),
+        click.option("--from", "date_from", help="Games on or after this date (YYYY-MM-DD)."),
+        click.option("--to", "date_to", help="Games on or before this date (YYYY-MM-DD)."),
+        click.option("--event", help="A part of the event's name."),
+        click.option("--handicap", help="The handicap exactly (平手, 香落ち …)."),
+        click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
+                     show_default=True),
+        _store_option,
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _filters(kwargs: dict) -> dict:
+    return {k: kwargs.pop(k) for k in ("player", "date_from", "date_to", "event", "handicap")
+            if kwargs.get(k) is not None}
+
+
+def _percent(value) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _interval(row: dict) -> str:
+    if row.get("ci_low") is None:
+        return "-"
+    return f"{row['ci_low']:.1%}–{row['ci_high']:.1%}"
+
+
+def _show(output: str, data, headers: list, rows: list, right=frozenset()) -> None:
+    if output == "json":
+        _echo_json(data)
+    elif rows:
+        click.echo(_table(headers, rows, limits={0: 40, 1: 40}, right=set(right)))
+    else:
+        click.echo("nothing in scope")
+
+
+@click.group()
+def stats() -> None:
+    """Statistics over the store: results, castles and openings, players."""
+
+
+@stats.command()
+@_store_option
+@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@_guard
+def overview(store_dir: Path, output: str) -> None:
+    """The size of the store and what it holds."""
+    data = store_stats.overview(_open_store(store_dir))
+    if output == "json":
+        _echo_json(data)
+        return
+    click.echo(f"{data['games']} games ({data['valid_games']} valid), {data['positions']} "
+               f"positions, {data['players']} players, {data['events']} events, "
+               f"{data['files']} files; dates {data['date_from'] or '-'} to {data['date_to'] or '-'}")
+    click.echo("results: " + ", ".join(f"{k} {v}" for k, v in data["results"].items()))
+    click.echo("findings: " + (", ".join(f"{k} {v}" for k, v in
+                                         sorted(data["findings_by_severity"].items())) or "none"))
+    if not data["labels_current"]:
+        click.echo("labels were computed with older definitions: run 'kifudb relabel'")
+
+
+@stats.command()
+@click.option("--by", type=click.Choice(["total", "year", "reason", "length"]), default="total",
+              show_default=True)
+@click.option("--bucket", type=click.IntRange(min=1), default=10, show_default=True,
+              help="With --by length: moves per bucket.")
+@_filter_options
+@_guard
+def results(store_dir: Path, output: str, by: str, bucket: int, **kwargs) -> None:
+    """Black's score and the results: in total, by year, by reason, or game lengths."""
+    store, filters = _open_store(store_dir), _filters(kwargs)
+    if by == "total":
+        row = store_stats.results(store, **filters)
+        _show(output, row, ["games", "black", "white", "draw", "other", "Black's score", "95% CI"],
+              [[row["games"], row["black_wins"], row["white_wins"], row["draws"], row["other"],
+                _percent(row["black_score"]), _interval(row)]], right={0, 1, 2, 3, 4})
+    elif by == "year":
+        data = store_stats.results_by_year(store, **filters)
+        _show(output, data, ["year", "games", "black", "white", "draw", "Black's score", "95% CI"],
+              [[r["year"], r["games"], r["black_wins"], r["white_wins"], r["draws"],
+                _percent(r["black_score"]), _interval(r)] for r in data], right={1, 2, 3, 4})
+    elif by == "reason":
+        data = store_stats.results_by_reason(store, **filters)
+        _show(output, data, ["reason", "games", "black", "white", "draw"],
+              [[r["reason"], r["games"], r["black_wins"], r["white_wins"], r["draws"]]
+               for r in data], right={1, 2, 3, 4})
+    else:
+        data = store_stats.game_lengths(store, bucket=bucket, **filters)
+        _show(output, data, ["moves", "games"],
+              [[f"{r['moves_from']}–{r['moves_to']}", r["games"]] for r in data], right={1})
+
+
+def _kind_option(command):
+    return click.option("--kind", type=click.Choice(["castle", "opening"]), default="castle",
+                        show_default=True)(command)
+
+
+@stats.command()
+@_kind_option
+@click.option("--by-year", is_flag=True, help="Per year of the game's date.")
+@click.option("--primary", "primary_only", is_flag=True,
+              help="Count only each side's main castle or opening.")
+@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@_filter_options
+@_guard
+def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only: bool,
+           min_games: int, **kwargs) -> None:
+    """How often each side reached each castle or opening."""
+    data = store_stats.label_frequencies(_open_store(store_dir), kind, by_year=by_year,
+                                        min_games=min_games, primary_only=primary_only,
+                                        **_filters(kwargs))
+    headers = ["year"] * by_year + ["side", kind, "games", "share"]
+    _show(output, data, headers,
+          [([r["year"]] if by_year else []) + [r["side"], r["label"], r["games"],
+                                               _percent(r["share"])] for r in data],
+          right={len(headers) - 2, len(headers) - 1})
+
+
+@stats.command()
+@_kind_option
+@click.option("--primary", "primary_only", is_flag=True,
+              help="Count only each side's main castle or opening.")
+@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@_filter_options
+@_guard
+def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_games: int,
+             **kwargs) -> None:
+    """How each castle or opening scores for the side that played it."""
+    data = store_stats.win_rates(_open_store(store_dir), kind, min_games=min_games,
+                                primary_only=primary_only, **_filters(kwargs))
+    _show(output, data, ["side", kind, "games", "won", "lost", "drawn", "score", "95% CI"],
+          [[r["side"], r["label"], r["games"], r["wins"], r["losses"], r["draws"],
+            _percent(r["score"]), _interval(r)] for r in data], right={2, 3, 4, 5})
+
+
+@stats.command()
+@_kind_option
+@click.option("--against", type=click.Choice(["castle", "opening"]),
+              help="White's kind of label (default: the same as --kind).")
+@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@_filter_options
+@_guard
+def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, **kwargs) -> None:
+    """Black's main castle or opening against White's, and how Black scores."""
+    data = store_stats.pairings(_open_store(store_dir), kind, against, min_games=min_games,
+                               **_filters(kwargs))
+    _show(output, data, ["▲ black", "△ white", "games", "black", "white", "draw",
+                         "Black's score", "95% CI"],
+          [[r["black_label"], r["white_label"], r["games"], r["black_wins"], r["white_wins"],
+            r["draws"], _percent(r["black_score"]), _interval(r)] for r in data],
+          right={2, 3, 4, 5})
+
+
+@stats.command()
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@_filter_options
+@_guard
+def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) -> None:
+    """The players with the most games, and their scores."""
+    data = store_stats.players(_open_store(store_dir), min_games=min_games, limit=limit,
+                              **_filters(kwargs))
+    _show(output, data, ["player", "games", "won", "lost", "drawn", "score", "95% CI"],
+          [[r["player"], r["games"], r["wins"], r["losses"], r["draws"], _percent(r["score"]),
+            _interval(r)] for r in data], right={1, 2, 3, 4})
+
+
+@stats.command()
+@click.argument("name")
+@click.option("--against", help="Only the games against this player (exact name).")
+@_filter_options
+@_guard
+def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
+    """One player: score as Black and White, favourite castles and openings, opponents."""
+    store, filters = _open_store(store_dir), _filters(kwargs)
+    if against is not None:
+        data = store_stats.head_to_head(store, name, against, **filters)
+        _show(output, data, ["game", "date", "side", "result", "reason", "moves"],
+              [[g["game"], g["date"], g["side"], g["winner"], g["reason"], g["moves"]]
+               for g in data["games"]])
+        if output == "text":
+            click.echo(f"{name} against {against}: {data['wins']} won, {data['losses']} lost, "
+                       f"{data['draws']} drawn; score {_percent(data['score'])}")
+        return
+    data = store_stats.player_summary(store, name, **filters)
+    if data is None:
+        raise click.ClickException(f"no game in scope has a player named {name!r} "
+                                   f"(names are matched exactly; see 'kifudb stats players')")
+    if output == "json":
+        _echo_json(data)
+        return
+    click.echo(f"{name}: {data['games']} games")
+    click.echo(_table(["as", "games", "won", "lost", "drawn", "score", "95% CI"],
+                      [[side, r["games"], r["wins"], r["losses"], r["draws"],
+                        _percent(r["score"]), _interval(r)]
+                       for side, r in (("black", data["as_black"]), ("white", data["as_white"]))],
+                      right={1, 2, 3, 4}))
+    for key, title in (("openings", "opening"), ("castles", "castle"), ("opponents", "opponent")):
+        rows = data[key][:10]
+        if rows:
+            click.echo("")
+            column = "opponent" if key == "opponents" else "label"
+            click.echo(_table([title, "games", "won", "lost", "drawn", "score"],
+                              [[r[column], r["games"], r["wins"], r["losses"], r["draws"],
+                                _percent(r["score"])] for r in rows], limits={0: 40},
+                              right={1, 2, 3, 4}))
+
+
+@click.command()
+@_store_option
+@click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")
+@_guard
+def relabel(store_dir: Path, progress) -> None:
+    """Label every stored game again with the current castle and opening definitions."""
+    import sys
+
+    from analytics.relabel import relabel as relabel_store
+
+    store = _open_store(store_dir)
+    report = relabel_store(store, progress=sys.stderr.isatty() if progress is None else progress)
+    click.echo(f"{report.games} games relabelled, {report.labels} labels "
+               f"(definitions {report.version}) in batch {report.batch}")

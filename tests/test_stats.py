@@ -1,0 +1,355 @@
+"""The statistics (``analytics.stats``), ``kifudb stats`` and ``kifudb relabel``, on a store built
+from the real records of ``tests/fixtures/records`` and ``data/samples/games.usi``.
+
+Every figure is checked against a brute force in Python: the games' rows are read once with
+plain DuckDB, every stored main line is labelled again with ``analytics.classify`` from the
+``moves`` table, and the counts are made with loops and ``collections.Counter``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections import Counter, defaultdict
+
+import pytest
+from click.testing import CliRunner
+
+from analytics import stats
+from analytics.classify import classify_game
+from analytics.relabel import relabel
+from analytics.store import Store
+from ingest.store_writer import ingest_paths
+from kifudb.cli import main
+
+SOURCES = ["tests/fixtures/records", "data/samples/games.usi"]
+FILTERS = [{}, {"handicap": "平手"}, {"player": "a"}, {"date_from": "2000-01-01"},
+           {"date_from": "2010-01-01", "date_to": "2019-12-31"}, {"event": "wcsc"}]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stats") / "store"
+    ingest_paths(SOURCES, folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def games(store):
+    """Every game the store shows, as a dict, with its labels recomputed from its moves."""
+    connection = Store(store).connect()
+    cursor = connection.execute("SELECT * FROM games ORDER BY game")
+    names = [d[0] for d in cursor.description]
+    rows = {r[0]: dict(zip(names, r)) for r in cursor.fetchall()}
+    lines = defaultdict(list)
+    for game, usi in connection.execute("SELECT game, usi FROM moves WHERE line = 0 AND usi IS "
+                                        "NOT NULL ORDER BY game, ply").fetchall():
+        lines[game].append(usi)
+    for game, row in rows.items():
+        row["labels"] = classify_game(row["start_sfen"], lines[game]).rows()
+    return list(rows.values())
+
+
+def _in_scope(game: dict, player=None, date_from=None, date_to=None, event=None,
+              handicap=None) -> bool:
+    if player is not None and not any(player.lower() in (n or "").lower()
+                                      for n in (game["black"], game["white"])):
+        return False
+    if event is not None and event.lower() not in (game["event"] or "").lower():
+        return False
+    if handicap is not None and game["handicap"] != handicap:
+        return False
+    if date_from is not None and (game["date"] is None or game["date"].isoformat() < date_from):
+        return False
+    if date_to is not None and (game["date"] is None or game["date"].isoformat() > date_to):
+        return False
+    return True
+
+
+def _tally(winners) -> tuple:
+    counts = Counter(winners)
+    return counts["black"], counts["white"], counts["draw"]
+
+
+def test_the_store_has_labels_for_the_brute_force_to_check(games):
+    labelled = [g for g in games if g["labels"]]
+    assert len(labelled) > 50
+    kinds = Counter(kind for g in games for _, kind, *_ in g["labels"])
+    assert kinds["castle"] > 20 and kinds["opening"] > 20
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_results_match_brute_force(store, games, filters):
+    scope = [g for g in games if _in_scope(g, **filters)]
+    total = stats.results(store, **filters)
+    black, white, draws = _tally(g["winner"] for g in scope)
+    assert (total["games"], total["black_wins"], total["white_wins"], total["draws"]) == \
+        (len(scope), black, white, draws)
+    assert total["other"] == len(scope) - black - white - draws
+    if black + white + draws:
+        assert total["black_score"] == round((black + draws / 2) / (black + white + draws), 4)
+        assert total["ci_low"] <= total["black_score"] <= total["ci_high"]
+
+    by_year = defaultdict(list)
+    for g in scope:
+        if g["date"] is not None:
+            by_year[g["date"].year].append(g["winner"])
+    assert [(r["year"], r["games"], r["black_wins"], r["white_wins"], r["draws"])
+            for r in stats.results_by_year(store, **filters)] == \
+        [(y, len(w), *_tally(w)) for y, w in sorted(by_year.items())]
+
+    by_reason = defaultdict(list)
+    for g in scope:
+        by_reason[g["reason"]].append(g["winner"])
+    assert {r["reason"]: (r["games"], r["black_wins"], r["white_wins"], r["draws"])
+            for r in stats.results_by_reason(store, **filters)} == \
+        {reason: (len(w), *_tally(w)) for reason, w in by_reason.items()}
+
+    lengths = Counter(g["moves"] // 25 * 25 for g in scope)
+    assert [(r["moves_from"], r["moves_to"], r["games"])
+            for r in stats.game_lengths(store, bucket=25, **filters)] == \
+        [(start, start + 24, n) for start, n in sorted(lengths.items())]
+
+
+@pytest.mark.parametrize("filters", FILTERS[:4])
+@pytest.mark.parametrize("kind", ["castle", "opening"])
+def test_label_frequencies_and_win_rates_match_brute_force(store, games, kind, filters):
+    scope = [g for g in games if _in_scope(g, **filters)]
+    reached = defaultdict(list)
+    yearly = defaultdict(set)
+    for g in scope:
+        for side, label_kind, label, ply, primary in g["labels"]:
+            if label_kind == kind:
+                reached[side, label].append(g)
+                if g["date"] is not None:
+                    yearly[g["date"].year, side, label].add(g["game"])
+    frequencies = {(r["side"], r["label"]): r for r in stats.label_frequencies(store, kind, **filters)}
+    assert {k: r["games"] for k, r in frequencies.items()} == {k: len(v) for k, v in reached.items()}
+    for key, row in frequencies.items():
+        assert row["share"] == round(len(reached[key]) / len(scope), 4)
+
+    dated = Counter(g["date"].year for g in scope if g["date"] is not None)
+    by_year = stats.label_frequencies(store, kind, by_year=True, **filters)
+    assert {(r["year"], r["side"], r["label"]): r["games"] for r in by_year} == \
+        {k: len(v) for k, v in yearly.items()}
+    assert all(r["share"] == round(r["games"] / dated[r["year"]], 4) for r in by_year)
+
+    for row in stats.win_rates(store, kind, **filters):
+        played = reached[row["side"], row["label"]]
+        other = "white" if row["side"] == "black" else "black"
+        winners = Counter(g["winner"] for g in played)
+        assert (row["games"], row["wins"], row["losses"], row["draws"]) == \
+            (len(played), winners[row["side"]], winners[other], winners["draw"])
+
+    assert stats.win_rates(store, kind, min_games=3, **filters) == \
+        [r for r in stats.win_rates(store, kind, **filters) if r["games"] >= 3]
+
+
+@pytest.mark.parametrize("kind, against", [("castle", "castle"), ("castle", "opening"),
+                                           ("opening", "opening")])
+def test_pairings_match_brute_force(store, games, kind, against):
+    expected = defaultdict(list)
+    for g in games:
+        black = [label for side, k, label, _, primary in g["labels"]
+                 if side == "black" and k == kind and primary]
+        white = [label for side, k, label, _, primary in g["labels"]
+                 if side == "white" and k == against and primary]
+        for b in black:
+            for w in white:
+                expected[b, w].append(g["winner"])
+    found = stats.pairings(store, kind, against)
+    assert {(r["black_label"], r["white_label"]): (r["games"], r["black_wins"], r["white_wins"],
+                                                  r["draws"]) for r in found} == \
+        {k: (len(w), *_tally(w)) for k, w in expected.items()}
+    assert [r["games"] for r in found] == sorted((r["games"] for r in found), reverse=True)
+
+
+def test_label_games_and_game_labels(store, games):
+    by_game = {g["game"]: g for g in games}
+    some = next(g for g in games if len(g["labels"]) >= 3)
+    found = stats.game_labels(store, some["game"])
+    assert sorted((r["side"], r["kind"], r["label"], r["ply"], r["primary"]) for r in found) == \
+        sorted(some["labels"])
+    assert [r["ply"] for r in found] == sorted(r["ply"] for r in found)
+    side, _, label, ply, _ = some["labels"][0]
+    examples = stats.label_games(store, label, side=side, limit=1000)
+    assert {e["game"] for e in examples} == {g["game"] for g in games
+                                             if any(l[0] == side and l[2] == label
+                                                    for l in g["labels"])}
+    for example in examples:
+        assert (side, label, example["ply"]) in {(l[0], l[2], l[3])
+                                                 for l in by_game[example["game"]]["labels"]}
+    assert len(stats.label_games(store, label, limit=1)) == 1
+    assert stats.label_games(store, "no such castle") == []
+    assert stats.game_labels(store, 10 ** 6) == []
+
+
+def test_players_and_player_summary_match_brute_force(store, games):
+    seats = defaultdict(list)
+    for g in games:
+        for side in ("black", "white"):
+            if g[side] is not None:
+                seats[g[side]].append((side, g))
+    found = stats.players(store)
+    assert {r["player"]: r["games"] for r in found} == {p: len(s) for p, s in seats.items()}
+    assert [r["games"] for r in found] == sorted((r["games"] for r in found), reverse=True)
+    assert len(stats.players(store, limit=3)) == 3
+    assert all(r["games"] >= 2 for r in stats.players(store, min_games=2))
+
+    name = found[0]["player"]
+    summary = stats.player_summary(store, name)
+    mine = seats[name]
+    assert summary["games"] == len(mine)
+    for side in ("black", "white"):
+        other = "white" if side == "black" else "black"
+        winners = Counter(g["winner"] for s, g in mine if s == side)
+        row = summary[f"as_{side}"]
+        assert (row["games"], row["wins"], row["losses"], row["draws"]) == \
+            (sum(winners.values()), winners[side], winners[other], winners["draw"])
+    opponents = Counter(g["white" if s == "black" else "black"] for s, g in mine)
+    opponents.pop(None, None)
+    assert {r["opponent"]: r["games"] for r in summary["opponents"]} == dict(opponents)
+    for kind in ("castle", "opening"):
+        labels = Counter(label for s, g in mine for side, k, label, _, primary in g["labels"]
+                         if side == s and k == kind and primary)
+        assert {r["label"]: r["games"] for r in summary[f"{kind}s"]} == dict(labels)
+    assert len(summary["recent_games"]) == min(20, len(mine))
+
+    rival = summary["opponents"][0]["opponent"]
+    duel = stats.head_to_head(store, name, rival)
+    assert len(duel["games"]) == summary["opponents"][0]["games"]
+    assert (duel["wins"], duel["losses"], duel["draws"]) == tuple(
+        summary["opponents"][0][k] for k in ("wins", "losses", "draws"))
+    assert stats.player_summary(store, "nobody at all") is None
+
+
+def test_findings_match_the_findings_table(store):
+    connection = Store(store).connect()
+    rows = connection.execute("SELECT code, severity, path FROM findings").fetchall()
+    assert {(r["code"], r["severity"]): r["count"] for r in stats.finding_counts(store)} == \
+        dict(Counter((code, severity) for code, severity, _ in rows))
+    assert {r["path"]: r["count"] for r in stats.finding_counts(store, by="path",
+                                                                 severity="error")} == \
+        dict(Counter(path for _, severity, path in rows if severity == "error"))
+    everything = stats.findings(store, limit=10 ** 6)
+    assert len(everything) == len(rows)
+    assert stats.findings(store, limit=5, offset=5) == everything[5:10]
+    illegal = stats.findings(store, code="bad_geometry")
+    assert illegal and all(f["code"] == "bad_geometry" and f["text"] for f in illegal)
+    assert all("illegal_move" in f["path"] for f in stats.findings(store, path="illegal_move"))
+
+
+def test_overview(store, games):
+    view = stats.overview(store)
+    names = {g[side] for g in games for side in ("black", "white")} - {None}
+    assert view["games"] == len(games)
+    assert view["players"] == len(names)
+    assert view["valid_games"] == sum(g["valid"] for g in games)
+    assert view["results"] == {w: sum(g["winner"] == w for g in games)
+                               for w in ("black", "white", "draw", "none")}
+    assert view["date_from"] == min(g["date"] for g in games if g["date"]).isoformat()
+    assert view["positions"] == Store(store).connect().execute(
+        "SELECT count(*) FROM positions").fetchone()[0]
+    assert view["labels_current"] is True
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: stats.label_frequencies(s, "fortress"),
+    lambda s: stats.win_rates(s, "castle", min_games=0),
+    lambda s: stats.pairings(s, "castle", against="side"),
+    lambda s: stats.results(s, date_from="last year"),
+    lambda s: stats.game_lengths(s, bucket=0),
+    lambda s: stats.label_games(s, "美濃囲い", side="left"),
+    lambda s: stats.findings(s, severity="fatal"),
+    lambda s: stats.player_summary(s, "  "),
+])
+def test_bad_arguments_say_what_is_wrong(store, call):
+    with pytest.raises(ValueError, match="must be|not a date"):
+        call(store)
+
+
+def test_filter_values_are_never_sql(store):
+    hostile = "x' OR 1=1; DROP TABLE games; --"
+    assert stats.results(store, player=hostile)["games"] == 0
+    assert stats.label_frequencies(store, "castle", event=hostile) == []
+    assert stats.player_summary(store, hostile) is None
+    assert stats.findings(store, path=hostile) == []
+    assert stats.results(store)["games"] > 0
+
+
+def test_wilson_interval_is_the_textbook_one():
+    # Wilson (1927): 8 successes of 10 at 95% gives 0.4902 to 0.9433
+    assert stats.wilson(8, 10) == (0.4902, 0.9433)
+    low, high = stats.wilson(50, 100)
+    assert math.isclose(low + high, 1.0)
+
+
+def test_relabel_gives_the_same_labels_and_moves_the_labels_batch(tmp_path, store):
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    before = sorted(Store(copy).connect().execute(
+        'SELECT game, side, kind, label, ply, "primary" FROM labels').fetchall())
+    report = relabel(copy)
+    state = Store(copy).labels_state()
+    assert state["from_batch"] == int(report.batch[1:])
+    after = Store(copy).connect()
+    assert sorted(after.execute('SELECT game, side, kind, label, ply, "primary" FROM labels')
+                  .fetchall()) == before
+    # only the new batch's labels count: the old ones are still on disk, not counted twice
+    assert after.execute("SELECT count(*) FROM labels_all").fetchone()[0] == 2 * len(before)
+    with Store(copy).writing() as writer:
+        writer.compact()
+    assert sorted(Store(copy).connect().execute(
+        'SELECT game, side, kind, label, ply, "primary" FROM labels').fetchall()) == before
+
+
+def test_changed_definitions_are_reported_until_relabelled(tmp_path, store):
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    manifest["labels"]["version"] = "older"
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    assert stats.overview(copy)["labels_current"] is False
+    runner = CliRunner()
+    result = runner.invoke(main, ["ingest", "data/samples/records", "--store", str(copy)])
+    assert result.exit_code == 0, result.output
+    assert "run 'kifudb relabel" in result.output
+    result = runner.invoke(main, ["relabel", "--store", str(copy), "--no-progress"])
+    assert result.exit_code == 0 and "games relabelled" in result.output
+    assert stats.overview(copy)["labels_current"] is True
+
+
+@pytest.mark.parametrize("arguments", [
+    ["overview"], ["results"], ["results", "--by", "year"], ["results", "--by", "reason"],
+    ["results", "--by", "length", "--bucket", "20"], ["labels", "--kind", "opening"],
+    ["labels", "--by-year", "--primary"], ["winrates", "--kind", "castle", "--handicap", "平手"],
+    ["pairings", "--against", "opening"], ["players", "--limit", "5"],
+])
+def test_stats_command_text_and_json(store, arguments):
+    runner = CliRunner()
+    text = runner.invoke(main, ["stats", *arguments, "--store", str(store)])
+    assert text.exit_code == 0, text.output
+    assert text.output.strip()
+    data = runner.invoke(main, ["stats", *arguments, "--store", str(store), "--format", "json"])
+    assert data.exit_code == 0, data.output
+    json.loads(data.output)
+
+
+def test_stats_player_command(store):
+    runner = CliRunner()
+    name = stats.players(store, limit=1)[0]["player"]
+    result = runner.invoke(main, ["stats", "player", name, "--store", str(store)])
+    assert result.exit_code == 0 and f"{name}: " in result.output and "as" in result.output
+    summary = json.loads(runner.invoke(main, ["stats", "player", name, "--store", str(store),
+                                              "--format", "json"]).output)
+    assert summary == json.loads(json.dumps(stats.player_summary(store, name)))
+    rival = summary["opponents"][0]["opponent"]
+    duel = runner.invoke(main, ["stats", "player", name, "--against", rival, "--store", str(store)])
+    assert duel.exit_code == 0 and f"{name} against {rival}" in duel.output
+    missing = runner.invoke(main, ["stats", "player", "nobody at all", "--store", str(store)])
+    assert missing.exit_code == 1 and "no game in scope" in missing.output
+    bad = runner.invoke(main, ["stats", "results", "--from", "yesterday", "--store", str(store)])
+    assert bad.exit_code == 1 and "not a date" in bad.output and "Traceback" not in bad.output
+    none = runner.invoke(main, ["stats", "overview", "--store", str(store) + "-missing"])
+    assert none.exit_code == 1 and "no store at" in none.output
