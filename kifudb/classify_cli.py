@@ -1,0 +1,89 @@
+"""``kifudb classify``: the castles and openings of every game of some record files.
+
+Each game becomes a plain dict (``path``, ``index``, and for ``black`` and ``white`` the lists
+``castles`` and ``openings`` of ``{"name", "ply"}`` with ``primary_castle`` and
+``primary_opening``); a file that gives no game becomes one dict with ``index`` None and an
+``error``::
+
+    >>> rows = classify_file("data/samples/games.usi")
+    >>> rows[0]["index"], sorted(rows[0]["black"])
+    (0, ['castles', 'openings', 'primary_castle', 'primary_opening'])
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from analytics.classify import GameLabels, classify_game, definitions_version
+from ingest.read import read_path, record_files
+from ingest.validate import validate_record
+
+SIDE_MARKS = {"black": "▲", "white": "△"}
+
+
+def classify_file(path: str) -> list:
+    """The labels of every game of one file, as plain dicts; never raises."""
+    read = read_path(path)
+    if not read.records:
+        message = "; ".join(f.message for f in read.findings) or "no game found"
+        return [{"path": read.path, "index": None, "error": message}]
+    rows = []
+    for record in read.records:
+        try:
+            game = validate_record(record)
+            moves = game.game.moves if game.game is not None else []
+            labels = (classify_game(game.start_sfen, moves) if game.game is not None
+                      else GameLabels())
+        except Exception as error:  # one broken game must not cost the others
+            rows.append({"path": read.path, "index": record.index,
+                         "error": f"{type(error).__name__}: {error}"})
+            continue
+        rows.append({"path": read.path, "index": record.index, "moves": len(moves),
+                     "handicap": game.headers.get("handicap"), **labels.as_dict()})
+    return rows
+
+
+def render_text(rows: list) -> str:
+    """A readable listing: each game, then each side's castles and openings with their plies."""
+    lines = []
+    for row in rows:
+        if row["index"] is None:
+            lines.append(f"{row['path']}: cannot read: {row['error']}")
+            continue
+        head = f"{row['path']} game {row['index'] + 1}"
+        if "error" in row:
+            lines.append(f"{head}: error: {row['error']}")
+            continue
+        lines.append(f"{head} ({row['moves']} moves)")
+        for side in ("black", "white"):
+            labels = row[side]
+            for kind, key, primary in (("castles", "castles", labels["primary_castle"]),
+                                       ("openings", "openings", labels["primary_opening"])):
+                items = ", ".join(f"{'*' if r['name'] == primary else ''}{r['name']} ({r['ply']})"
+                                  for r in labels[key]) or "-"
+                lines.append(f"  {SIDE_MARKS[side]} {kind + ':':10s}{items}")
+    if rows:
+        lines.append("(* primary label; the number is the ply at which it was first reached)")
+    return "\n".join(lines) + "\n"
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), default="text",
+              show_default=True, help="Output format.")
+def classify(paths, fmt: str) -> None:
+    """Print the castles (囲い) and openings (戦型) of every game of PATHS (files, folders, globs)."""
+    files = list(record_files(paths))
+    if fmt == "jsonl":
+        for path in files:
+            for row in classify_file(path):
+                click.echo(json.dumps(row, ensure_ascii=False))
+        return
+    rows = [row for path in files for row in classify_file(path)]
+    if fmt == "json":
+        click.echo(json.dumps({"definitions_version": definitions_version(), "games": rows},
+                              ensure_ascii=False, indent=1))
+    else:
+        click.echo(render_text(rows), nl=False)
