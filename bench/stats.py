@@ -102,10 +102,13 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
     engine_ms = (time.perf_counter() - started) * 1000
     view = stats.overview(store_dir)
     player = stats.players(store_dir, limit=1)[0]["player"]
-    labels = stats.label_frequencies(store_dir, "opening") or stats.label_frequencies(store_dir)
-    label = labels[0]["label"] if labels else "居飛車"
+    frequent = stats.label_frequencies(store_dir, "opening") or stats.label_frequencies(store_dir)
+    label = frequent[0]["label"] if frequent else "居飛車"
+    from analytics.store import Store
+    labels = Store(store_dir).connect().execute("SELECT count(*) FROM labels").fetchone()[0]
     print(f"store {store_dir.relative_to(ROOT)}: {view['games']:,} games, "
-          f"{view['positions']:,} positions; engine and summaries built in {engine_ms:.0f} ms")
+          f"{view['positions']:,} positions, {labels:,} labels; engine and summaries built in "
+          f"{engine_ms:.0f} ms")
     print(f"{'query':40s} {'first ms':>9s} {'median ms':>10s}")
     timings = {}
     for name, call in _calls(store_dir, player, label):
@@ -120,7 +123,7 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
     print(f"slowest median {worst:.1f} ms: target (< {TARGET_MS} ms each) "
           f"{'met' if worst < TARGET_MS else 'NOT MET'}")
     return {"engine_ms": engine_ms, "games": view["games"], "positions": view["positions"],
-            "queries": timings}
+            "labels": labels, "queries": timings}
 
 
 def run_stats(scales=("100k",), runs: int = 5) -> dict:
