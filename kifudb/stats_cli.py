@@ -128,12 +128,22 @@ def _kind_option(command):
                         show_default=True)(command)
 
 
+def _min_games_option(command):
+    return click.option("--min-games", type=click.IntRange(min=1), default=1,
+                        show_default=True)(command)
+
+
+def _label_options(command):
+    """--kind, --primary and --min-games."""
+    command = _min_games_option(command)
+    command = click.option("--primary", "primary_only", is_flag=True,
+                           help="Count only each side's main castle or opening.")(command)
+    return _kind_option(command)
+
+
 @stats.command()
-@_kind_option
+@_label_options
 @click.option("--by-year", is_flag=True, help="Per year of the game's date.")
-@click.option("--primary", "primary_only", is_flag=True,
-              help="Count only each side's main castle or opening.")
-@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
 @_filter_options
 @_guard
 def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only: bool,
@@ -150,10 +160,7 @@ def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only:
 
 
 @stats.command()
-@_kind_option
-@click.option("--primary", "primary_only", is_flag=True,
-              help="Count only each side's main castle or opening.")
-@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@_label_options
 @_filter_options
 @_guard
 def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_games: int,
@@ -170,7 +177,7 @@ def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_ga
 @_kind_option
 @click.option("--against", type=click.Choice(["castle", "opening"]),
               help="White's kind of label (default: the same as --kind).")
-@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@_min_games_option
 @_filter_options
 @_guard
 def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, **kwargs) -> None:
@@ -186,7 +193,7 @@ def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, *
 
 @stats.command()
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
-@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True)
+@_min_games_option
 @_filter_options
 @_guard
 def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) -> None:
