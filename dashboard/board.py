@@ -1,0 +1,46 @@
+"""The board on every page: ``core.svg.board_svg`` drawn inline (as Markdown HTML, since
+``st.html`` strips SVG), turned when the sidebar's "flip" toggle is on, with the position's
+SFEN underneath."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from core.move import Move
+from core.pieces import BLACK
+from core.position import Position
+from core.svg import board_svg
+
+#: The session key of the sidebar toggle that puts 後手 (White) at the bottom.
+FLIP_KEY = "flip"
+
+
+def flipped() -> bool:
+    return bool(st.session_state.get(FLIP_KEY, False))
+
+
+def flip_toggle() -> None:
+    """The sidebar toggle (drawn once, by the app, so it holds across pages)."""
+    st.toggle("△ 後手 at the bottom", key=FLIP_KEY, help="Turn the board round: White's side "
+              "at the bottom, files １…９ along the top.")
+
+
+def turn_text(position: Position) -> str:
+    """``▲先手番 (Black to move), move 12``."""
+    side = "▲先手番 (Black to move)" if position.turn == BLACK else "△後手番 (White to move)"
+    return f"{side}, move {position.move_number}"
+
+
+def show_board(position: Position, last_move: Move | str | bool | None = None, size: int = 440,
+               caption: str | None = None, sfen: bool = True, turned: bool = False) -> None:
+    """Draw ``position`` (the last move highlighted: ``last_move``, else the position's own;
+    ``False`` for none), then a caption and its SFEN (copyable). ``turned`` shows it from the
+    other side than the sidebar's toggle says (a 後手 castle at the bottom, say)."""
+    svg = board_svg(position, last_move=last_move, flip=flipped() != turned, size=size)
+    # inline (st.html would strip the SVG), on one line so that Markdown leaves it alone,
+    # scaled down to narrow columns
+    svg = svg.replace("\n", "").replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    st.markdown(f'<div class="kifudb-board">{svg}</div>', unsafe_allow_html=True)
+    st.caption(caption or turn_text(position))
+    if sfen:
+        st.code(position.sfen(), language=None, wrap_lines=True)

@@ -1,0 +1,142 @@
+"""The charts of the statistics pages (Altair), in the dashboard's colours: 先手 (Black) dark,
+後手 (White) light, draws grey; every score on a 0–100% axis with its 95% interval.
+
+``draw(chart_function, rows…)`` shows one: building and checking an Altair chart costs tens of
+milliseconds, so its Vega-Lite specification is kept (``st.cache_data``) for the same rows.
+"""
+
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from dashboard.display import BLACK_COLOUR, DRAW_COLOUR, OTHER_COLOUR
+
+#: 後手's colour in charts: a little darker than the result bar's, to show on white.
+WHITE_CHART = "#d2b48c"
+SIDE_SCALE = alt.Scale(domain=["▲先手", "△後手"], range=[BLACK_COLOUR, WHITE_CHART])
+RESULT_SCALE = alt.Scale(domain=["▲先手勝ち", "引き分け", "△後手勝ち", "no result"],
+                         range=[BLACK_COLOUR, DRAW_COLOUR, WHITE_CHART, OTHER_COLOUR])
+_PERCENT = alt.Axis(format="%")
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def _spec(name: str, args: tuple, _function) -> dict:
+    return _function(*args).to_dict()
+
+
+def draw(function, *args) -> None:
+    """Show the chart ``function(*args)`` across the column (its specification cached)."""
+    st.vega_lite_chart(spec=_spec(function.__qualname__, args, function), width="stretch")
+
+
+def share_over_time(rows: list, labels: list, side: str) -> alt.Chart:
+    """The share of each year's games in which ``side`` (black or white) reached each of
+    ``labels``: one line per label."""
+    frame = pd.DataFrame([r for r in rows if r["label"] in labels and r["side"] == side],
+                         columns=["year", "side", "label", "games", "share"])
+    return (alt.Chart(frame).mark_line(point=True)
+            .encode(x=alt.X("year:O", title=None),
+                    y=alt.Y("share:Q", title="share of the year's games", axis=_PERCENT),
+                    color=alt.Color("label:N", sort=labels, title=None,
+                                    legend=alt.Legend(orient="bottom", columns=4)),
+                    tooltip=["year", "label", "games", alt.Tooltip("share:Q", format=".1%")])
+            .properties(height=340))
+
+
+def win_rates(rows: list) -> alt.LayerChart:
+    """Each label's score for the side that reached it, with its interval (a bar from
+    ``ci_low`` to ``ci_high``), most played first; the 50% line for reference."""
+    frame = pd.DataFrame([r for r in rows if r["score"] is not None])
+    frame["side"] = frame["side"].map({"black": "▲先手", "white": "△後手"})
+    order = list(dict.fromkeys(frame["label"]))
+    base = alt.Chart(frame).encode(
+        y=alt.Y("label:N", sort=order, title=None),
+        yOffset=alt.YOffset("side:N", sort=["▲先手", "△後手"]),
+        color=alt.Color("side:N", scale=SIDE_SCALE, title=None),
+        tooltip=["label", "side", "games", "wins", "losses", "draws",
+                 alt.Tooltip("score:Q", format=".1%"), alt.Tooltip("ci_low:Q", format=".1%"),
+                 alt.Tooltip("ci_high:Q", format=".1%")])
+    interval = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("ci_low:Q", title="score (95% interval)", axis=_PERCENT,
+                scale=alt.Scale(domain=[0, 1])), x2="ci_high:Q")
+    point = base.mark_point(filled=True, size=60, stroke="#555", strokeWidth=0.6).encode(
+        x="score:Q")
+    middle = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4],
+                                                             color="#999").encode(x="x:Q")
+    return (interval + point + middle).properties(height=60 + 34 * len(order))
+
+
+def score_by_year(rows: list) -> alt.LayerChart:
+    """Black's score per year with its interval as a band, and the 50% line."""
+    frame = pd.DataFrame([r for r in rows if r["black_score"] is not None])
+    band = alt.Chart(frame).mark_area(opacity=0.25, color=BLACK_COLOUR).encode(
+        x=alt.X("year:Q", title=None, axis=alt.Axis(format="d")),
+        y=alt.Y("ci_low:Q", title="▲先手's score", axis=_PERCENT, scale=alt.Scale(domain=[0, 1])),
+        y2="ci_high:Q")
+    line = alt.Chart(frame).mark_line(point=alt.OverlayMarkDef(color=BLACK_COLOUR),
+                                      color=BLACK_COLOUR).encode(
+        x="year:Q", y="black_score:Q",
+        tooltip=["year", "games", "black_wins", "white_wins", "draws",
+                 alt.Tooltip("black_score:Q", format=".1%", title="▲ score"),
+                 alt.Tooltip("ci_low:Q", format=".1%"), alt.Tooltip("ci_high:Q", format=".1%")])
+    middle = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4],
+                                                             color="#999").encode(y="y:Q")
+    return (band + line + middle).properties(height=280)
+
+
+def results_by_reason(rows: list) -> alt.Chart:
+    """How games ended: one stacked bar per reason, split by who won."""
+    long = []
+    for r in rows:
+        other = r["games"] - r["black_wins"] - r["white_wins"] - r["draws"]
+        for result, count in (("▲先手勝ち", r["black_wins"]), ("引き分け", r["draws"]),
+                              ("△後手勝ち", r["white_wins"]), ("no result", other)):
+            if count:
+                long.append({"reason": r["label"], "result": result, "games": count})
+    frame = pd.DataFrame(long, columns=["reason", "result", "games"])
+    order = [r["label"] for r in rows]
+    return (alt.Chart(frame).mark_bar()
+            .encode(y=alt.Y("reason:N", sort=order, title=None),
+                    x=alt.X("games:Q", title="games", stack="zero"),
+                    color=alt.Color("result:N", scale=RESULT_SCALE, title=None),
+                    order=alt.Order("result_order:Q"),
+                    tooltip=["reason", "result", "games"])
+            .transform_calculate(result_order="indexof(['▲先手勝ち','引き分け','△後手勝ち',"
+                                              "'no result'], datum.result)")
+            .properties(height=90 + 32 * len(order)))
+
+
+def game_lengths(rows: list) -> alt.Chart:
+    """Games by length (moves), one bar per bucket."""
+    frame = pd.DataFrame(rows, columns=["moves_from", "moves_to", "games"])
+    frame["moves"] = frame["moves_from"].astype(str) + "–" + frame["moves_to"].astype(str)
+    return (alt.Chart(frame).mark_bar(color=BLACK_COLOUR)
+            .encode(x=alt.X("moves_from:Q", bin="binned", title="moves"),
+                    x2="end:Q", y=alt.Y("games:Q", title="games"),
+                    tooltip=["moves", "games"])
+            .transform_calculate(end="datum.moves_to + 1")
+            .properties(height=260))
+
+
+def pairing_grid(rows: list, black_labels: list, white_labels: list) -> alt.LayerChart:
+    """Black's score for each pairing of Black's label (rows) with White's (columns), the
+    number of games written in each cell."""
+    frame = pd.DataFrame([r for r in rows if r["black_label"] in black_labels
+                          and r["white_label"] in white_labels])
+    base = alt.Chart(frame).encode(
+        y=alt.Y("black_label:N", sort=black_labels, title="▲先手"),
+        x=alt.X("white_label:N", sort=white_labels, title="△後手",
+                axis=alt.Axis(labelAngle=-30, orient="top")))
+    cells = base.mark_rect().encode(
+        color=alt.Color("black_score:Q", title="▲ score", scale=alt.Scale(
+            domain=[0, 0.5, 1], range=[WHITE_CHART, "#f4f4f4", BLACK_COLOUR])),
+        tooltip=["black_label", "white_label", "games", "black_wins", "white_wins", "draws",
+                 alt.Tooltip("black_score:Q", format=".1%"),
+                 alt.Tooltip("ci_low:Q", format=".1%"), alt.Tooltip("ci_high:Q", format=".1%")])
+    text = base.mark_text(fontSize=11).encode(
+        text="games:Q",
+        color=alt.condition("datum.black_score > 0.6", alt.value("white"), alt.value("black")))
+    # the height holds the axes too (Streamlit fits the chart to it)
+    return (cells + text).properties(height=140 + 34 * len(black_labels))

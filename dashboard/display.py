@@ -1,0 +1,168 @@
+"""How the dashboard writes shogi things: results, reasons, moves, scores and the
+先手/引き分け/後手 result bar.
+
+    >>> result_text("black", "resign")
+    '▲先手勝ち · 投了'
+    >>> result_text("none", "abort")
+    '中断'
+    >>> percent(1, 3), score_text(0.5432, 0.51, 0.573)
+    ('33%', '54.3% (51.0–57.3)')
+    >>> move_text("startpos", "7g7f")
+    '▲７六歩'
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import functools
+from html import escape
+
+from analytics.classify import definitions
+from core.move import Move
+from core.notation import ki2_move
+from core.position import Position
+
+#: Colours of the result bar and the charts: 先手 (Black) dark, draws grey, 後手 (White) light.
+BLACK_COLOUR, DRAW_COLOUR, WHITE_COLOUR, OTHER_COLOUR = "#2b2b2b", "#9e9e9e", "#f3ead7", "#d9d3c7"
+
+WINNERS = {"black": "▲先手勝ち", "white": "△後手勝ち", "draw": "引き分け", "none": "—"}
+
+#: The reasons of ``ingest.result``, in Japanese as a record says them.
+REASONS = {
+    "checkmate": "詰み", "resign": "投了", "time": "切れ負け", "illegal_move": "反則",
+    "sennichite": "千日手", "perpetual_check": "連続王手の千日手", "jishogi": "持将棋",
+    "declaration": "入玉宣言", "abort": "中断", "sealed": "封じ手", "max_moves": "最大手数",
+    "unknown": "不明",
+}
+
+SIDES = {"black": "▲先手", "white": "△後手"}
+
+
+KINDS = {"castle": "囲い castles", "opening": "戦型 openings"}
+
+
+@functools.cache
+def label_names() -> dict:
+    """Each castle's and opening's English name, from ``analytics.classify.definitions()``."""
+    return {name: info.english for name, info in definitions().info.items() if info.english}
+
+
+def label_info(label: str):
+    """The ``LabelInfo`` of a label (kind, English name, parents, note), None if unknown."""
+    return definitions().info.get(label)
+
+
+def label_text(label: str | None) -> str:
+    """``美濃囲い · Mino castle`` (the label alone when it has no English name)."""
+    if not label:
+        return "—"
+    english = label_names().get(label)
+    return f"{label} · {english}" if english else label
+
+
+def reason_text(reason: str | None) -> str:
+    """``投了 (resign)``: the reason in Japanese and as the store names it."""
+    if not reason:
+        return "—"
+    return f"{REASONS.get(reason, reason)} ({reason})"
+
+
+def result_text(winner: str | None, reason: str | None) -> str:
+    """What a game's result reads as: ``▲先手勝ち · 投了``, ``引き分け · 千日手``, ``中断``."""
+    how = REASONS.get(reason or "unknown", reason)
+    if winner in ("black", "white", "draw"):
+        return WINNERS[winner] + ("" if reason in (None, "unknown") else f" · {how}")
+    return "—" if reason in (None, "unknown") else how
+
+
+def percent(part: float, whole: float, digits: int = 0) -> str:
+    """``part`` of ``whole`` as a percentage (``—`` for an empty whole)."""
+    return f"{100 * part / whole:.{digits}f}%" if whole else "—"
+
+
+def score_text(score: float | None, low: float | None = None, high: float | None = None) -> str:
+    """A score (0…1) as a percentage, with its confidence interval when given."""
+    if score is None:
+        return "—"
+    text = f"{100 * score:.1f}%"
+    if low is not None and high is not None:
+        text += f" ({100 * low:.1f}–{100 * high:.1f})"
+    return text
+
+
+def date_text(value) -> str:
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def move_text(position: Position | str, usi: str) -> str:
+    """A move in KI2 with its ▲/△ mark as played in ``position`` (an SFEN works), or the USI
+    text when it is not legal there."""
+    if isinstance(position, str):
+        position = Position.from_sfen(position)
+    move = Move.from_usi(usi)
+    if position.check(move) is not None:
+        return usi
+    return ki2_move(position, move)
+
+
+def player_line(black: str | None, white: str | None) -> str:
+    """``▲羽生善治 – △森内俊之`` (``?`` for a missing name)."""
+    return f"▲{black or '?'} – △{white or '?'}"
+
+
+#: The size of ``result_bar_image`` (the shape of a table cell ``RESULT_BAR_WIDTH`` wide).
+_BAR_W, _BAR_H = 220, 24
+RESULT_BAR_WIDTH = 230
+
+
+def result_bar_image(black: int, draws: int, white: int, other: int = 0) -> str:
+    """The result bar as an SVG data URI, for an image column of a table."""
+    total = black + draws + white + other
+    if not total:
+        return ""
+    x, parts = 0.0, []
+    for count, colour, ink in ((black, BLACK_COLOUR, "#ffffff"), (draws, DRAW_COLOUR, "#ffffff"),
+                               (white, WHITE_COLOUR, "#222222"), (other, OTHER_COLOUR, "#555555")):
+        if not count:
+            continue
+        width = _BAR_W * count / total
+        parts.append(f'<rect x="{x:.2f}" width="{width:.2f}" height="{_BAR_H}" '
+                     f'fill="{colour}"/>')
+        if width >= 30:
+            parts.append(f'<text x="{x + width / 2:.2f}" y="{_BAR_H / 2 + 4:.1f}" font-size="11" '
+                         f'fill="{ink}" text-anchor="middle" font-family="sans-serif">'
+                         f'{100 * count / total:.0f}%</text>')
+        x += width
+    svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_BAR_W}" height="{_BAR_H}" '
+           f'viewBox="0 0 {_BAR_W} {_BAR_H}">{"".join(parts)}<rect width="{_BAR_W}" '
+           f'height="{_BAR_H}" fill="none" stroke="#8a8a8a"/></svg>')
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def result_bar(black: int, draws: int, white: int, other: int = 0, height: int = 22) -> str:
+    """A horizontal bar (HTML) of Black's wins, draws, White's wins and games without a result,
+    each segment labelled with its share when there is room, as the best opening explorers
+    draw them."""
+    total = black + draws + white + other
+    if not total:
+        return ""
+    parts = []
+    for count, colour, ink, title in ((black, BLACK_COLOUR, "#ffffff", "▲先手勝ち"),
+                                      (draws, DRAW_COLOUR, "#ffffff", "引き分け"),
+                                      (white, WHITE_COLOUR, "#222222", "△後手勝ち"),
+                                      (other, OTHER_COLOUR, "#555555", "no result")):
+        if not count:
+            continue
+        share = 100 * count / total
+        label = f"{share:.0f}%" if share >= 12 else ""
+        parts.append(f'<div title="{escape(title)}: {count} ({share:.1f}%)" style="width:'
+                     f'{share:.3f}%;background:{colour};color:{ink};text-align:center;'
+                     f'overflow:hidden;white-space:nowrap">{label}</div>')
+    return (f'<div class="kifudb-bar" style="display:flex;height:{height}px;line-height:'
+            f'{height}px;font-size:12px;border:1px solid #8a8a8a;border-radius:3px;'
+            f'overflow:hidden">{"".join(parts)}</div>')

@@ -1,0 +1,83 @@
+"""The store the dashboard reads, and answers cached until its next commit.
+
+The store folder comes from ``KIFUDB_STORE`` (default ``analytics.store.DEFAULT_STORE``). Every
+question goes through ``stored``: a function ``f(store, *args)`` of ``analytics.queries``,
+``analytics.stats`` or ``dashboard.lookups`` becomes ``f(*args)`` whose answers are kept by
+``st.cache_data`` under the store's **manifest stamp** (inode, size and mtime of
+``manifest.json``), so every answer is computed once per commit and an ingest is seen on the
+next click.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import streamlit as st
+
+from analytics.store import DEFAULT_STORE, Store
+
+#: Answers kept per function and stamp (a page asks a few dozen questions at most).
+_ENTRIES = 512
+
+
+def store_root() -> Path:
+    """The store folder: ``$KIFUDB_STORE`` or the default ``data/store``."""
+    return Path(os.environ.get("KIFUDB_STORE") or DEFAULT_STORE).resolve()
+
+
+def store() -> Store:
+    return Store(store_root())
+
+
+def stamp():
+    """What changes when the store commits: the manifest's inode, size and mtime (None if the
+    store has no manifest yet)."""
+    try:
+        info = os.stat(store().manifest_path)
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def store_problem() -> str | None:
+    """Why the store cannot be read (missing, or written by another kifudb), else None."""
+    current = store()
+    if not current.manifest_path.exists():
+        return (f"No store at `{current.root}`. Fill one with `kifudb ingest PATH... --store "
+                f"{current.root}` (or `make demo`), or point `KIFUDB_STORE` at a store folder.")
+    try:
+        current.manifest()
+    except ValueError as error:
+        return f"The store at `{current.root}` cannot be read: {error}"
+    return None
+
+
+def require_store() -> Store:
+    """The store, or an error on the page and nothing more (the page stops)."""
+    problem = store_problem()
+    if problem:
+        st.error(problem, icon=":material/block:")
+        st.stop()
+    return store()
+
+
+@st.cache_data(show_spinner=False, max_entries=_ENTRIES)
+def _answer(name: str, root: str, stamp, args: tuple, kwargs: tuple, _function):
+    """The cached call: ``name`` tells the functions apart, ``root`` and ``stamp`` the stores
+    and their commits; ``_function`` (not hashed) is the function itself."""
+    return _function(root, *args, **dict(kwargs))
+
+
+def stored(function):
+    """``function(store, *args, **kwargs)`` as ``function(*args, **kwargs)`` on the dashboard's
+    store, cached until the store's next commit. Arguments must be plain values (text, numbers,
+    tuples, dates); exceptions are not cached."""
+    name = f"{function.__module__}.{function.__qualname__}"
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        return _answer(name, str(store_root()), stamp(), args, tuple(sorted(kwargs.items())),
+                       function)
+    return call

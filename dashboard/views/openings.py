@@ -1,0 +1,225 @@
+"""戦型・囲い — openings and castles: pick one and see it on the board where a game reached it,
+how often each side plays it and how it scores, and example games; then every label's share
+over the years, win rates with their 95% intervals, and which castle (or opening) meets which.
+
+The URL holds ``kind`` (castle or opening) and ``label``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analytics import stats
+from core.position import Position
+from dashboard import board, charts, display, filters, lookups, nav
+from dashboard.games_table import games_table
+from dashboard.state import require_store, stored
+
+label_frequencies = stored(stats.label_frequencies)
+win_rates = stored(stats.win_rates)
+pairings = stored(stats.pairings)
+label_games = stored(stats.label_games)
+game_position = stored(lookups.game_position)
+
+#: Labels drawn in the charts (the most played).
+CHART_LABELS = 8
+GRID_LABELS = 10
+
+
+def forget_label() -> None:
+    """A new kind: study its most played label."""
+    st.session_state.pop("label", None)
+    if "label" in st.query_params:
+        del st.query_params["label"]
+
+
+def pick_label(rates: list, kind: str) -> str | None:
+    """The label studied: from the URL (``label``), else the most played one."""
+    labels = list(dict.fromkeys(r["label"] for r in rates))
+    if not labels:
+        return None
+    wanted = st.query_params.get("label")
+    if wanted and wanted not in labels and "label" not in st.session_state:
+        st.warning(f"No game in scope reached {wanted!r} as a {kind}; showing the most played "
+                   f"one instead.", icon=":material/label:")
+    nav.from_url("label", labels, labels[0])
+    if st.session_state["label"] not in labels:
+        st.session_state["label"] = labels[0]
+    label = st.selectbox("Study", labels, key="label", format_func=display.label_text,
+                         width=420)
+    nav.to_url("label", label)
+    return label
+
+
+def label_panel(label: str, rates: list, chosen: dict) -> None:
+    """The board where the label was reached in its latest game, its numbers per side, and
+    example games (a click opens one at that ply)."""
+    examples = label_games(label, limit=20, **chosen)
+    left, right = st.columns([5, 7], gap="large")
+    with left:
+        if examples:
+            first = examples[0]
+            try:
+                at = game_position(first["game"], first["ply"] or 0)
+                board.show_board(Position.from_sfen(at["sfen"]), last_move=at["last_move"] or False,
+                                 size=400, sfen=False, turned=first["side"] == "white",
+                                 caption=f"{display.label_text(label)} — reached by "
+                                         f"{display.SIDES[first['side']]} at ply {first['ply']} "
+                                         f"of game {first['game']}")
+            except ValueError as error:
+                st.warning(str(error))
+    with right:
+        cells = st.columns(2)
+        for cell, side in zip(cells, ("black", "white")):
+            row = next((r for r in rates if r["label"] == label and r["side"] == side), None)
+            if row is None:
+                cell.metric(display.SIDES[side], "—", help="No game in scope", border=True)
+                continue
+            cell.metric(f"{display.SIDES[side]} · {row['games']:,} games",
+                        display.score_text(row["score"]), border=True,
+                        delta=f"95%: {display.score_text(row['ci_low'])}–"
+                              f"{display.score_text(row['ci_high'])}" if row["ci_low"] is not None
+                        else None, delta_color="off", delta_arrow="off",
+                        help=f"{row['wins']} wins, {row['losses']} losses, {row['draws']} draws "
+                             f"for the side that played it")
+        st.markdown("**Example games** (newest first)")
+        games_table(examples, key=f"examples-{label}", height=min(38 + 35 * len(examples), 400))
+
+
+def frequencies_tab(kind: str, top: list, chosen: dict, min_games: int, primary: bool) -> None:
+    rows = label_frequencies(kind=kind, by_year=True, min_games=1, primary_only=primary,
+                             **chosen)
+    if rows:
+        for column, side in zip(st.columns(2), ("black", "white")):
+            with column:
+                st.markdown(f"**{display.SIDES[side]}** — share of each year's games")
+                charts.draw(charts.share_over_time, rows, top, side)
+    else:
+        st.caption("No dated game in scope.")
+    overall = label_frequencies(kind=kind, min_games=min_games, primary_only=primary, **chosen)
+    table = {}
+    for row in overall:
+        entry = table.setdefault(row["label"], {"label": row["label"]})
+        entry[f"{row['side']}_games"] = row["games"]
+        entry[f"{row['side']}_share"] = row["share"]
+    frame = pd.DataFrame(list(table.values()),
+                         columns=["label", "black_games", "black_share", "white_games",
+                                  "white_share"])
+    frame["name"] = frame["label"].map(display.label_text)
+    share = {"format": "percent", "min_value": 0.0, "max_value": 1.0}
+    key = f"frequencies-{kind}"
+    st.dataframe(frame, key=key, hide_index=True, on_select=study(key, list(table)),
+                          selection_mode="single-row", width="stretch",
+                          column_order=["name", "black_games", "black_share", "white_games",
+                                        "white_share"],
+                          column_config={
+                              "name": st.column_config.TextColumn(display.KINDS[kind]),
+                              "black_games": st.column_config.NumberColumn("▲ games"),
+                              "black_share": st.column_config.ProgressColumn("▲ share", **share),
+                              "white_games": st.column_config.NumberColumn("△ games"),
+                              "white_share": st.column_config.ProgressColumn("△ share", **share)})
+
+
+def study(key: str, labels: list):
+    """The ``on_select`` callback of a table of labels: a click on a row studies that label (at
+    the top of the page)."""
+    def picked():
+        rows = st.session_state[key]["selection"]["rows"]
+        if rows:
+            st.session_state["label"] = labels[rows[0]]
+    return picked
+
+
+def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
+    shown = [r for r in rates if r["games"] >= min_games]
+    if not shown:
+        st.caption(f"No {kind} played in at least {min_games} games.")
+        return
+    top = list(dict.fromkeys(r["label"] for r in shown))[:15]
+    charts.draw(charts.win_rates, [r for r in shown if r["label"] in top])
+    frame = pd.DataFrame([{**r, "name": display.label_text(r["label"]),
+                           "side": display.SIDES[r["side"]],
+                           "interval": display.score_text(r["ci_low"], None, None) + " – "
+                           + display.score_text(r["ci_high"])} for r in shown])
+    key = f"rates-{kind}"
+    st.dataframe(frame, key=key, hide_index=True, on_select=study(key, [r["label"] for r in shown]),
+                          selection_mode="single-row", width="stretch",
+                          column_order=["name", "side", "games", "wins", "losses", "draws",
+                                        "score", "interval"],
+                          column_config={
+                              "name": st.column_config.TextColumn(display.KINDS[kind]),
+                              "score": st.column_config.ProgressColumn(
+                                  "score", format="percent", min_value=0.0, max_value=1.0),
+                              "interval": st.column_config.TextColumn("95% interval")})
+
+
+def pairings_tab(kind: str, chosen: dict, min_games: int) -> None:
+    against = st.segmented_control("△後手's side", ["castle", "opening"], default=kind,
+                                   format_func=display.KINDS.get, key=f"against-{kind}",
+                                   required=True)
+    rows = pairings(kind=kind, against=against, min_games=min_games, **chosen)
+    if not rows:
+        st.caption("No pairing in scope.")
+        return
+    black = list(dict.fromkeys(r["black_label"] for r in rows))[:GRID_LABELS]
+    white = list(dict.fromkeys(r["white_label"] for r in rows))[:GRID_LABELS]
+    charts.draw(charts.pairing_grid, rows, black, white)
+    frame = pd.DataFrame([{**r, "black": display.label_text(r["black_label"]),
+                           "white": display.label_text(r["white_label"]),
+                           "interval": display.score_text(r["ci_low"]) + " – "
+                           + display.score_text(r["ci_high"])} for r in rows])
+    st.dataframe(frame, hide_index=True, width="stretch",
+                 column_order=["black", "white", "games", "black_wins", "white_wins", "draws",
+                               "black_score", "interval"],
+                 column_config={
+                     "black": st.column_config.TextColumn("▲先手"),
+                     "white": st.column_config.TextColumn("△後手"),
+                     "black_wins": st.column_config.NumberColumn("▲ wins"),
+                     "white_wins": st.column_config.NumberColumn("△ wins"),
+                     "black_score": st.column_config.ProgressColumn(
+                         "▲ score", format="percent", min_value=0.0, max_value=1.0),
+                     "interval": st.column_config.TextColumn("95% interval")})
+
+
+def main() -> None:
+    require_store()
+    st.title("戦型・囲い Openings & castles")
+    chosen = filters.game_filters()
+    min_games = st.sidebar.number_input("Labels played in at least", min_value=1, value=1,
+                                        step=1, key="openings-min", persist_state="session",
+                                        help="games (for the tables and charts)")
+    primary = st.sidebar.toggle("Main label of each side only", key="openings-primary",
+                                persist_state="session", help="Count only each side's most "
+                                "specific castle or opening of the game")
+    if st.query_params.get("kind") not in (None, "castle", "opening"):
+        st.warning(f"Unknown kind {st.query_params['kind']!r}: castles are shown.")
+    nav.from_url("kind", ("castle", "opening"), "castle")
+    kind = st.segmented_control("Kind", ["castle", "opening"], key="kind",
+                                format_func=display.KINDS.get, required=True,
+                                on_change=forget_label)
+    nav.to_url("kind", kind, "castle")
+    try:
+        rates = win_rates(kind=kind, primary_only=primary, **chosen)
+    except ValueError as error:
+        st.error(str(error), icon=":material/warning:")
+        return
+    if not rates:
+        st.info(f"No game in scope reached a {kind}"
+                + (f" ({filters.describe(chosen)})." if chosen else "."), icon=":material/label:")
+        return
+    label = pick_label(rates, kind)
+    label_panel(label, rates, chosen)
+
+    top = list(dict.fromkeys(r["label"] for r in rates))[:CHART_LABELS]
+    tabs = st.tabs(["Over the years", "Win rates", "▲ vs △"], key="openings-tabs")
+    with tabs[0]:
+        frequencies_tab(kind, top, chosen, min_games, primary)
+    with tabs[1]:
+        win_rates_tab(kind, rates, min_games)
+    with tabs[2]:
+        pairings_tab(kind, chosen, min_games)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,192 @@
+"""棋士 — players: everyone by games played; for one player, the score as ▲先手 and as
+△後手 (with 95% intervals), favourite openings and castles, head-to-head records against each
+opponent, and the latest games, the last one on the board.
+
+The URL holds ``player`` (the exact name as stored) and ``opponent``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analytics import stats
+from core.position import Position
+from dashboard import board, display, filters, lookups, nav
+from dashboard.games_table import games_table
+from dashboard.state import require_store, stored
+
+players = stored(stats.players)
+player_summary = stored(stats.player_summary)
+head_to_head = stored(stats.head_to_head)
+game_position = stored(lookups.game_position)
+
+#: Players offered in the picker (most games first); any other name can be typed.
+LISTED = 2000
+
+
+def seat_rows(rows: list, player: str, opponent: str | None = None) -> list:
+    """``player_summary``/``head_to_head`` games (the player's side, the opponent) as
+    ``games_table`` rows."""
+    out = []
+    for row in rows:
+        other = row.get("opponent", opponent)
+        black, white = (player, other) if row["side"] == "black" else (other, player)
+        out.append({**row, "black": black, "white": white})
+    return out
+
+
+def score_metric(cell, title: str, side: dict) -> None:
+    interval = (f"95%: {display.score_text(side['ci_low'])}–{display.score_text(side['ci_high'])}"
+                if side.get("ci_low") is not None else None)
+    cell.metric(f"{title} · {side['games']:,} games", display.score_text(side["score"]),
+                delta=interval, delta_color="off", delta_arrow="off", border=True,
+                help=f"{side['wins']} wins, {side['losses']} losses, {side['draws']} draws")
+
+
+def everyone(listed: list) -> None:
+    """The table of players; a click opens one (at the top of the page)."""
+    st.subheader(f"{len(listed):,} players" + (" (the most active)" if len(listed) >= LISTED
+                                               else ""))
+    frame = pd.DataFrame(listed, columns=["player", "games", "wins", "losses", "draws", "score",
+                                          "ci_low", "ci_high"])
+    def open_player():
+        rows = st.session_state["players-table"]["selection"]["rows"]
+        if rows:
+            st.session_state["player"] = listed[rows[0]]["player"]
+
+    st.dataframe(frame, key="players-table", hide_index=True, on_select=open_player,
+                          selection_mode="single-row", width="stretch", height=560,
+                          placeholder="—",
+                          column_config={
+                              "score": st.column_config.ProgressColumn(
+                                  "score", format="percent", min_value=0.0, max_value=1.0),
+                              "ci_low": st.column_config.NumberColumn("95% low",
+                                                                      format="percent"),
+                              "ci_high": st.column_config.NumberColumn("95% high",
+                                                                       format="percent")})
+
+
+def labels_table(rows: list, kind: str, key: str) -> None:
+    if not rows:
+        st.caption("None recognised.")
+        return
+    frame = pd.DataFrame([{**r, "name": display.label_text(r["label"])} for r in rows])
+    picked = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                          selection_mode="single-row", width="stretch", placeholder="—",
+                          column_order=["name", "games", "wins", "losses", "draws", "score"],
+                          column_config={
+                              "name": st.column_config.TextColumn(display.KINDS[kind]),
+                              "games": st.column_config.NumberColumn(width=56),
+                              "wins": st.column_config.NumberColumn("+", width=44),
+                              "losses": st.column_config.NumberColumn("−", width=44),
+                              "draws": st.column_config.NumberColumn("=", width=44),
+                              "score": st.column_config.ProgressColumn(
+                                  "score", format="percent", min_value=0.0, max_value=1.0,
+                                  width=110)},
+                          height=min(38 + 35 * len(rows), 320))
+    if picked.selection.rows:
+        label = rows[picked.selection.rows[0]]["label"]
+        st.switch_page(nav.OPENINGS.path, query_params={"kind": kind, "label": label})
+
+
+def opponents_section(player: str, summary: dict, chosen: dict) -> None:
+    opponents = summary["opponents"]
+    if not opponents:
+        st.caption("No named opponent.")
+        return
+    names = [o["opponent"] for o in opponents]
+    labels = {o["opponent"]: f"{o['opponent']} — {o['games']} games, "
+                             f"+{o['wins']} −{o['losses']} ={o['draws']}" for o in opponents}
+    nav.from_url("opponent", names, names[0])
+    if st.session_state["opponent"] not in names:
+        st.session_state["opponent"] = names[0]
+    opponent = st.selectbox("Against", names, key="opponent", format_func=labels.get)
+    nav.to_url("opponent", opponent)
+    record = head_to_head(player, opponent, **chosen)
+    cells = st.columns(3)
+    cells[0].metric("Games", f"{len(record['games']):,}", border=True)
+    cells[1].metric("Wins · draws · losses", f"{record['wins']} · {record['draws']} · "
+                                             f"{record['losses']}", border=True)
+    cells[2].metric(f"{player}'s score", display.score_text(record["score"]), border=True,
+                    delta=(f"95%: {display.score_text(record['ci_low'])}–"
+                           f"{display.score_text(record['ci_high'])}"
+                           if record["ci_low"] is not None else None),
+                    delta_color="off", delta_arrow="off")
+    games_table(seat_rows(record["games"], player, opponent), key=f"h2h-{player}-{opponent}",
+                ply=False,
+                height=min(38 + 35 * len(record["games"]), 400))
+
+
+def player_page(player: str, chosen: dict) -> None:
+    summary = player_summary(player, **chosen)
+    if summary is None:
+        st.warning(f"No game in scope has a player named {player!r}"
+                   + (f" ({filters.describe(chosen)})" if chosen else "")
+                   + ". Names must match as stored; pick one from the list.",
+                   icon=":material/person_off:")
+        return
+    st.header(player)
+    cells = st.columns(3)
+    cells[0].metric("Games", f"{summary['games']:,}", border=True)
+    score_metric(cells[1], "▲先手", summary["as_black"])
+    score_metric(cells[2], "△後手", summary["as_white"])
+
+    left, right = st.columns([5, 7], gap="large")
+    recent = seat_rows(summary["recent_games"], player)
+    with left:
+        if recent:
+            last = recent[0]
+            try:
+                final = game_position(last["game"], last["moves"] or 0)
+                board.show_board(Position.from_sfen(final["sfen"]),
+                                 last_move=final["last_move"] or False, size=400, sfen=False,
+                                 turned=last["side"] == "white",
+                                 caption=f"Latest game ({last['date'] or 'undated'}), final "
+                                         f"position: "
+                                         f"{display.result_text(last['winner'], last['reason'])}")
+            except ValueError as error:
+                st.warning(str(error))
+    with right:
+        st.markdown("**Latest games**")
+        games_table(recent, key=f"recent-{player}", ply=False,
+                    height=min(38 + 35 * len(recent), 420))
+    columns = st.columns(2, gap="large")
+    with columns[0]:
+        st.subheader("Favourite openings")
+        labels_table(summary["openings"], "opening", f"openings-{player}")
+    with columns[1]:
+        st.subheader("Favourite castles")
+        labels_table(summary["castles"], "castle", f"castles-{player}")
+    st.subheader("Head to head")
+    opponents_section(player, summary, chosen)
+
+
+def main() -> None:
+    require_store()
+    st.title("棋士 Players")
+    chosen = filters.game_filters()
+    try:
+        listed = players(limit=LISTED, **chosen)
+    except ValueError as error:
+        st.error(str(error), icon=":material/warning:")
+        return
+    names = [p["player"] for p in listed]
+    if names and st.session_state.get("player") is None and "player" not in st.query_params:
+        st.session_state["player"] = names[0]  # nothing asked for: the most active player
+    player = st.selectbox("Player", names, index=None, key="player", bind="query-params",
+                          placeholder="Type a name…", accept_new_options=True,
+                          help="Any name as stored (a name not in the list can be typed)",
+                          width=420)
+    if player:
+        player_page(player.strip(), chosen)
+        st.divider()
+    if listed:
+        everyone(listed)
+    else:
+        st.info("No player in scope" + (f" ({filters.describe(chosen)})." if chosen else "."),
+                icon=":material/person_off:")
+
+
+if __name__ == "__main__":
+    main()

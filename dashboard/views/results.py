@@ -1,0 +1,138 @@
+"""勝敗 — results: ▲先手's score overall and over the years (with its 95% interval), how games
+end (by reason and winner), and how long they last. A click on a reason or a length lists its
+games and shows the final position of the latest one."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analytics import stats
+from core.position import Position
+from dashboard import board, charts, display, filters, lookups
+from dashboard.games_table import games_table
+from dashboard.state import require_store, stored
+
+results = stored(stats.results)
+results_by_year = stored(stats.results_by_year)
+results_by_reason = stored(stats.results_by_reason)
+game_lengths = stored(stats.game_lengths)
+result_games = stored(lookups.result_games)
+game_position = stored(lookups.game_position)
+
+
+def headline(total: dict) -> None:
+    cells = st.columns(5)
+    cells[0].metric("Games", f"{total['games']:,}", border=True)
+    games = total["games"]
+    for cell, name, count in ((cells[1], "▲先手勝ち", total["black_wins"]),
+                              (cells[2], "引き分け", total["draws"]),
+                              (cells[3], "△後手勝ち", total["white_wins"])):
+        cell.metric(name, f"{count:,}", delta=display.percent(count, games, 1),
+                    delta_color="off", delta_arrow="off", border=True)
+    cells[4].metric("▲先手's score", display.score_text(total["black_score"]), border=True,
+                    delta=(f"95%: {display.score_text(total['ci_low'])}–"
+                           f"{display.score_text(total['ci_high'])}"
+                           if total["ci_low"] is not None else None),
+                    delta_color="off", delta_arrow="off",
+                    help=f"A draw counts half; {total['other']:,} games without a result are "
+                         f"left out.")
+    st.html(display.result_bar(total["black_wins"], total["draws"], total["white_wins"],
+                               total["other"], height=28))
+
+
+def reasons_section(rows: list, chosen: dict) -> None:
+    named = [{**r, "label": display.reason_text(r["reason"])} for r in rows]
+    left, right = st.columns([7, 5], gap="large")
+    with left:
+        charts.draw(charts.results_by_reason, named)
+    with right:
+        frame = pd.DataFrame([{"reason": r["label"], "games": r["games"],
+                               "black_wins": r["black_wins"], "draws": r["draws"],
+                               "white_wins": r["white_wins"]} for r in named])
+        key = "reasons-" + "-".join(r["reason"] or "" for r in rows)  # new rows, new table
+        picked = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                              selection_mode="single-row", width="stretch",
+                              selection_default={"selection": {"rows": [next(
+                                  (i for i, r in enumerate(rows) if r["reason"] != "unknown"),
+                                  0)]}},
+                              column_config={"black_wins": "▲ wins", "white_wins": "△ wins"})
+        st.caption("Click a reason for its games.")
+    if picked.selection.rows and picked.selection.rows[0] < len(rows):
+        reason = rows[picked.selection.rows[0]]["reason"]
+        examples(f"Games ended by {display.reason_text(reason)}",
+                 result_games(reason=reason, limit=20, **chosen), f"reason-{reason}")
+
+
+def lengths_section(chosen: dict) -> None:
+    bucket = st.segmented_control("Moves per bar", [5, 10, 20, 50], default=10,
+                                  key="length-bucket", required=True)
+    rows = game_lengths(bucket=bucket, **chosen)
+    left, right = st.columns([7, 5], gap="large")
+    with left:
+        charts.draw(charts.game_lengths, rows)
+    with right:
+        frame = pd.DataFrame([{"moves": f"{r['moves_from']}–{r['moves_to']}",
+                               "games": r["games"]} for r in rows])
+        picked = st.dataframe(frame, key=f"lengths-{bucket}", hide_index=True,
+                              on_select="rerun", selection_mode="single-row", width="stretch",
+                              height=300)
+        st.caption("Click a length for its games.")
+    if picked.selection.rows:
+        row = rows[picked.selection.rows[0]]
+        examples(f"Games of {row['moves_from']}–{row['moves_to']} moves",
+                 result_games(moves_from=row["moves_from"], moves_to=row["moves_to"], limit=20,
+                              **chosen), f"length-{bucket}-{row['moves_from']}")
+
+
+def examples(title: str, games: list, key: str) -> None:
+    """Games of a reason or a length, and the final position of the latest one."""
+    st.markdown(f"**{title}**")
+    if not games:
+        st.caption("None in scope.")
+        return
+    left, right = st.columns([5, 7], gap="large")
+    with left:
+        first = games[0]
+        try:
+            final = game_position(first["game"], first["moves"] or 0)
+        except ValueError as error:
+            st.warning(str(error))
+        else:
+            board.show_board(Position.from_sfen(final["sfen"]),
+                             last_move=final["last_move"] or False, size=380, sfen=False,
+                             caption=f"Game {first['game']}, final position: "
+                                     f"{display.result_text(first['winner'], first['reason'])}")
+    with right:
+        games_table(games, key=f"games-{key}", ply=False)
+
+
+def main() -> None:
+    require_store()
+    st.title("勝敗 Results")
+    chosen = filters.game_filters()
+    try:
+        total = results(**chosen)
+    except ValueError as error:
+        st.error(str(error), icon=":material/warning:")
+        return
+    if not total["games"]:
+        st.info("No game in scope" + (f" ({filters.describe(chosen)})." if chosen else "."),
+                icon=":material/inbox:")
+        return
+    headline(total)
+
+    st.subheader("▲先手's score over the years")
+    years = results_by_year(**chosen)
+    if any(r["black_score"] is not None for r in years):
+        charts.draw(charts.score_by_year, years)
+    else:
+        st.caption("No dated, decided game in scope.")
+    st.subheader("How games end")
+    reasons_section(results_by_reason(**chosen), chosen)
+    st.subheader("Game lengths")
+    lengths_section(chosen)
+
+
+if __name__ == "__main__":
+    main()

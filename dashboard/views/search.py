@@ -1,0 +1,100 @@
+"""局面検索 — position search: give a position by moves, SFEN, board diagram or game and ply;
+see the board and every game that reached it (players, date, event, result, ply, the move
+played next), newest first, a page at a time. A click on a game opens it at that ply.
+
+The URL holds the position (see ``dashboard.position_form``) and ``mirror``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from core.position import Position
+from dashboard import board, display, lookups, nav, position_form
+from dashboard.games_table import games_table
+from dashboard.state import require_store, stored
+
+search = stored(lookups.search)
+occurrences = stored(lookups.occurrences)
+
+PAGE_SIZES = (25, 50, 100, 200)
+EXAMPLES = {"▲７六歩 △３四歩 ▲２六歩": "7g7f 3c3d 2g2f", "▲２六歩 △８四歩": "2g2f 8c8d",
+            "▲７六歩 △８四歩 ▲６八銀": "7g7f 8c8d 7i6h"}
+
+
+def examples() -> None:
+    st.caption("Or try one of these:")
+    with st.container(horizontal=True):
+        for label, moves in EXAMPLES.items():
+            st.page_link(nav.SEARCH.path, label=label, query_params={"moves": moves},
+                         icon=":material/search:")
+
+
+def hits_page(sfen: str, position, mirror: bool, total: int) -> None:
+    """One page of the occurrences, with the pager."""
+    size = st.session_state.get("search-size", PAGE_SIZES[1])
+    pages = max(1, math.ceil(total / size))
+    page = st.pagination(pages, key=f"search-page-{sfen}-{mirror}-{size}", max_visible_pages=7)
+    page = min(max(1, page), pages)
+    hits = search(sfen, mirror=mirror, limit=page * size)[(page - 1) * size:]
+    rows = [{**h, "next": display.move_text(position if not h["mirrored"] else position.mirror(),
+                                            h["next_move"]) if h["next_move"] else "—"}
+            for h in hits]
+    first = (page - 1) * size + 1
+    st.caption(f"Occurrences {first:,}–{first + len(hits) - 1:,} of {total:,}, newest games "
+               f"first")
+    games_table(rows, key=f"search-hits-{page}", extra=("next", "mirrored") if mirror
+                else ("next",), height=min(38 + 35 * len(rows), 740))
+    st.selectbox("Rows per page", PAGE_SIZES, index=1, key="search-size", width=160)
+
+
+def main() -> None:
+    require_store()
+    st.title("局面検索 Position search")
+    left, right = st.columns([5, 7], gap="large")
+    with left:
+        position_form.form("search")
+        try:
+            given = position_form.given_position()
+        except ValueError as error:
+            st.error(f"This position cannot be shown: {error}", icon=":material/warning:")
+            return
+        if given is None:
+            board.show_board(Position(), sfen=False,
+                             caption="Give a position above: this board shows it, and the "
+                                     "games that reached it are listed on the right.")
+            with right:
+                st.info("Give a position — a move sequence, an SFEN, a board diagram, or a game "
+                        "and a ply — to see every game that reached it.",
+                        icon=":material/search_off:")
+                examples()
+            return
+        position = given.position
+        sfen = position.sfen()
+        board.show_board(position, last_move=given.last_move,
+                         caption=f"{given.description} · {board.turn_text(position)}")
+        mirror = st.toggle("Also the mirror image (left ↔ right)", key="mirror",
+                           bind="query-params")
+        links = st.columns(2)
+        if links[0].button("Open in the explorer", icon=nav.EXPLORER.icon, width="stretch"):
+            if given.start is not None:
+                nav.open_explorer(given.start, given.moves)
+            nav.open_explorer(sfen)
+        if given.game is not None:
+            with links[1]:
+                nav.game_link(given.game, given.ply, f"Game {given.game} at ply {given.ply}")
+    with right:
+        counted = occurrences(sfen, mirror=mirror)
+        total, games = counted["occurrences"], counted["games"]
+        if not total:
+            st.info("No game of the store reached this position"
+                    + (" or its mirror image." if mirror else "."), icon=":material/search_off:")
+            return
+        st.subheader(f"{total:,} occurrences in {games:,} games")
+        hits_page(sfen, position, mirror, total)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""検証 — validation: every finding of the ingest by code and by file, filterable by severity,
+code and path; each finding with its move text, message, and the board of the position where
+the problem occurs (before the bad move), one click from the game viewer.
+
+The URL holds the filters: ``severity``, ``code``, ``path``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pandas as pd
+import streamlit as st
+
+from analytics import stats
+from core.position import Position
+from dashboard import board, lookups, nav
+from dashboard.state import require_store, stored
+
+finding_counts = stored(stats.finding_counts)
+findings = stored(stats.findings)
+game_position = stored(lookups.game_position)
+
+PAGE = 50
+SEVERITIES = {"error": "✖ error", "warning": "⚠ warning", "info": "ℹ info"}
+
+
+def common_folder(paths: list) -> str:
+    """The folder all ``paths`` are in ("" if none is shared)."""
+    try:
+        folder = os.path.commonpath(paths)
+    except ValueError:
+        return ""
+    return os.path.dirname(folder) if folder in paths else folder
+
+
+def first_page() -> None:
+    st.session_state["v-page"] = 1
+
+
+def counts_tables(severity: str | None) -> None:
+    """Findings by code and by file; a click filters the list on that code or file."""
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.subheader("By code")
+        by_code = finding_counts(by="code", severity=severity)
+        show_counts(by_code, "code", "counts-code")
+    with right:
+        st.subheader("By file")
+        by_path = finding_counts(by="path", severity=severity)
+        show_counts(by_path, "path", "counts-path")
+
+
+def show_counts(rows: list, column: str, key: str) -> None:
+    if not rows:
+        st.caption("No finding.")
+        return
+    base = common_folder([r[column] for r in rows]) if column == "path" else ""
+    if base:
+        st.caption(f"Files under `{base}`")
+    frame = pd.DataFrame([{column: r[column][len(base):].lstrip("/") if base else r[column],
+                           "severity": SEVERITIES.get(r["severity"],
+                                                                          r["severity"]),
+                           "count": r["count"]} for r in rows])
+
+    def narrow():
+        picked = st.session_state[key]["selection"]["rows"]
+        if picked:
+            st.session_state[f"v-{column}"] = rows[picked[0]][column]
+            st.session_state["v-page"] = 1
+
+    st.dataframe(frame, key=key, hide_index=True, on_select=narrow, selection_mode="single-row",
+                 width="stretch", height=min(38 + 35 * len(rows), 320),
+                 column_order=["count", "severity", column],
+                 column_config={"count": st.column_config.NumberColumn("findings", width=70),
+                                "severity": st.column_config.TextColumn(width=90)})
+
+
+def finding_detail(finding: dict) -> None:
+    """The finding's position (before the move it is about), its move and message."""
+    left, right = st.columns([5, 7], gap="large")
+    game, ply = finding["game"], finding["ply"]
+    with right:
+        st.markdown(f"**{SEVERITIES.get(finding['severity'], finding['severity'])} · "
+                    f"`{finding['code']}`**")
+        st.write(finding["message"])
+        if finding["text"]:
+            st.markdown(f"Move as written: **{finding['text']}**")
+        where = f"`{finding['path']}`" + (f", line {finding['line']}" if finding["line"] else "")
+        if finding["index"] is not None:
+            where += f", game {finding['index'] + 1} of the file"
+        st.caption(where)
+        if game is not None:
+            nav.game_link(game, max(0, (ply or 1) - 1),
+                          f"Open game {game}" + (f" before move {ply}" if ply else ""))
+    with left:
+        if game is None:
+            st.info("The finding is about the file: no game was read from it.",
+                    icon=":material/draft:")
+            return
+        before = max(0, (ply or 1) - 1)
+        try:
+            at = game_position(game, before)
+        except ValueError:
+            try:  # the replay stopped earlier: show where it stopped
+                at = game_position(game, 0)
+                before = 0
+            except ValueError as error:
+                st.warning(str(error))
+                return
+        caption = (f"Game {game} before move {ply} ({finding['text'] or '?'})" if ply
+                   else f"Game {game}, start position (the finding is about the record)")
+        board.show_board(Position.from_sfen(at["sfen"]), last_move=at["last_move"] or False,
+                         size=400, sfen=False, caption=caption)
+
+
+def main() -> None:
+    require_store()
+    st.title("検証 Validation")
+    st.caption("What the readers and the rules found in the ingested records.")
+    cells = st.columns([3, 3, 3], vertical_alignment="bottom")
+    nav.from_url("severity", SEVERITIES)
+    severity = cells[0].segmented_control("Severity", list(SEVERITIES),
+                                          format_func=SEVERITIES.get, key="severity",
+                                          on_change=first_page)
+    nav.to_url("severity", severity)
+    codes = sorted({r["code"] for r in finding_counts(by="code")})
+    if st.session_state.get("v-code") not in (None, *codes):
+        st.session_state["v-code"] = None
+    code = cells[1].selectbox("Code", codes, index=None, key="v-code", placeholder="any code",
+                            on_change=first_page)
+    path = cells[2].text_input("File path contains", key="v-path", placeholder="kifu-for-js",
+                            on_change=first_page)
+
+    counts_tables(severity)
+
+    page = st.session_state.setdefault("v-page", 1)
+    rows = findings(code=code, severity=severity, path=path.strip() or None, limit=PAGE + 1,
+                    offset=(page - 1) * PAGE)
+    more, rows = len(rows) > PAGE, rows[:PAGE]
+    st.subheader("Findings")
+    if not rows:
+        st.info("No finding with these filters." if (code or severity or path)
+                else "No finding: every record read cleanly.", icon=":material/task_alt:")
+        return
+    frame = pd.DataFrame([{"severity": SEVERITIES.get(r["severity"], r["severity"]),
+                           "code": r["code"], "game": r["game"], "ply": r["ply"],
+                           "text": r["text"], "message": r["message"],
+                           "file": r["path"].rsplit("/", 1)[-1], "line": r["line"]}
+                          for r in rows])
+    key = f"findings-{severity}-{code}-{path}-{page}"
+    picked = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                          selection_mode="single-row", width="stretch", placeholder="—",
+                          selection_default={"selection": {"rows": [_first_on_board(rows)]}},
+                          height=min(38 + 35 * len(rows), 460),
+                          column_config={"game": st.column_config.NumberColumn(format="%d"),
+                                         "text": "move", "message": st.column_config.TextColumn(
+                                             "message", width="large")})
+    pager = st.columns([1, 1, 6], vertical_alignment="center")
+    if pager[0].button("Previous", icon=":material/chevron_left:", disabled=page == 1,
+                       key="v-previous"):
+        st.session_state["v-page"] = page - 1
+        st.rerun()
+    if pager[1].button("Next", icon=":material/chevron_right:", disabled=not more,
+                       key="v-next"):
+        st.session_state["v-page"] = page + 1
+        st.rerun()
+    pager[2].caption(f"Findings {(page - 1) * PAGE + 1}–{(page - 1) * PAGE + len(rows)}"
+                     + (", more on the next page" if more else "")
+                     + ". Click a finding for its position.")
+    chosen = picked.selection.rows[0] if picked.selection.rows else _first_on_board(rows)
+    finding_detail(rows[chosen])
+
+
+def _first_on_board(rows: list) -> int:
+    """The first finding of a game at a ply (the most telling board), else the first."""
+    return next((i for i, r in enumerate(rows) if r["game"] is not None and r["ply"]), 0)
+
+
+if __name__ == "__main__":
+    main()

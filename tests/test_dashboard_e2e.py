@@ -1,0 +1,260 @@
+"""The dashboard end to end: the real Streamlit server (started from another folder, as a user
+would), driven by headless Chromium through Playwright, page by page: content appears, clicks
+lead where they should, Streamlit shows no exception, and a screenshot of each page is saved.
+
+Screenshots go to ``$KIFUDB_TEST_OUTPUT`` (default ``test-output/dashboard/`` in the project).
+Debian's chromium is required (``/usr/bin/chromium``; the Makefile installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from analytics.position_input import position_from_moves
+from analytics.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "dashboard" / "app.py"
+OUTPUT = Path(os.environ.get("KIFUDB_TEST_OUTPUT") or ROOT / "test-output" / "dashboard")
+EXCEPTION = '[data-testid="stException"]'
+BOARD = 'svg[role="img"][aria-label^="Shogi position"]'
+
+
+def chromium() -> str:
+    """Debian's chromium, or a failure that says how to get it."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None and os.path.exists("/usr/bin/chromium"):
+        found = "/usr/bin/chromium"
+    if found is None:
+        pytest.fail("chromium is not installed: the dashboard's end-to-end test drives Debian's "
+                    "chromium through Playwright. Install it with `apt-get install chromium` "
+                    "(the Makefile does), then run the test again.", pytrace=False)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(dashboard_store, tmp_path_factory):
+    """``streamlit run dashboard/app.py`` on a free port, from a folder outside the project,
+    with ``KIFUDB_STORE`` set; its URL. Killed at the end."""
+    port = free_port()
+    folder = tmp_path_factory.mktemp("server")
+    log = open(folder / "streamlit.log", "w+", encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=folder, env={**os.environ, "KIFUDB_STORE": str(dashboard_store)},
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                log.seek(0)
+                pytest.fail(f"the server stopped (status {process.returncode}):\n{log.read()}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
+                    if answer.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("the server did not answer within 60 s")
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    path = chromium()
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=path, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def db(dashboard_store):
+    connection = Store(dashboard_store).connect()
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def tab(browser):
+    page = browser.new_page(viewport={"width": 1440, "height": 2000})
+    yield page
+    page.close()
+
+
+def settle(page, text: str) -> None:
+    """Wait for ``text`` on the page and for the script run to end; no exception shown."""
+    page.get_by_text(text, exact=False).first.wait_for(timeout=30_000)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
+                           timeout=30_000)
+    page.wait_for_timeout(300)  # the last elements of the run
+    shown = page.locator(EXCEPTION)
+    assert shown.count() == 0, shown.all_inner_texts()
+
+
+def visit(page, url: str, text: str) -> None:
+    page.goto(url)
+    settle(page, text)
+
+
+def screenshot(page, name: str) -> None:
+    OUTPUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(OUTPUT / f"{name}.png"), full_page=True)
+
+
+def boards(page) -> list:
+    """The SFEN of every board on the page, without move numbers (waiting for one to be
+    drawn: a rerun may be replacing them)."""
+    page.locator(BOARD).first.wait_for(timeout=30_000)
+    labels = page.locator(BOARD).evaluate_all("e => e.map(x => x.getAttribute('aria-label'))")
+    return [re.sub(r" \d+$", "", label.split("SFEN ", 1)[1]) for label in labels]
+
+
+def click_row(page, table: int, row: int, height: int = 35) -> None:
+    """Click a row of the ``table``-th data grid (a canvas) on its selection box (rows of
+    ``height`` pixels under the header)."""
+    grid = page.locator('[data-testid="stDataFrame"]').nth(table)
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    assert box is not None
+    grid.click(position={"x": 18, "y": 35 + height * row + height // 2})
+
+
+# ----- the pages ----------------------------------------------------------------------------------
+
+
+def test_overview(server, tab, db):
+    visit(tab, server, "Most played openings")
+    games = db.execute("SELECT count(*) FROM games").fetchone()[0]
+    assert tab.locator('[data-testid="stMetric"]').first.inner_text().split() == ["Games",
+                                                                                 f"{games:,}"]
+    assert len(boards(tab)) == 1
+    screenshot(tab, "01-overview")
+    tab.get_by_role("button", name="▲７六歩").click()
+    tab.wait_for_url(re.compile(r"/explorer\?moves=7g7f"))
+    settle(tab, "moves played next")
+
+
+def test_explorer_steps_through_moves(server, tab):
+    visit(tab, f"{server}/explorer", "moves played next")
+    click_row(tab, 0, 0, height=34)  # the most played first move: ▲７六歩
+    tab.wait_for_url(re.compile(r"moves=7g7f$"))
+    settle(tab, "1. ▲７六歩")
+    click_row(tab, 0, 0, height=34)  # then △３四歩
+    tab.wait_for_url(re.compile(r"moves=7g7f(\+|%20)3c3d$"))
+    settle(tab, "2. △３四歩")
+    assert boards(tab)[0] == position_from_moves("7g7f 3c3d").sfen(move_number=False)
+    screenshot(tab, "03-explorer")
+    tab.get_by_role("button", name=re.compile("開始局面")).click()
+    tab.wait_for_url(re.compile(r"/explorer$"))
+
+
+def test_position_search_and_a_click_to_the_game(server, tab, db):
+    visit(tab, f"{server}/search", "Give a position")
+    tab.get_by_role("textbox", name="Moves from the start").fill("▲７六歩 △３四歩 ▲２六歩")
+    tab.get_by_role("button", name="Search").click()
+    settle(tab, "occurrences in")
+    target = position_from_moves("7g7f 3c3d 2g2f")
+    count = db.execute("SELECT count(*) FROM positions WHERE key = ? AND game IN (SELECT game "
+                       "FROM games)", [target.key()]).fetchone()[0]
+    assert tab.get_by_text(f"{count:,} occurrences in").count() == 1
+    assert boards(tab) == [target.sfen(move_number=False)]
+    screenshot(tab, "04-search")
+    click_row(tab, 0, 0)
+    tab.wait_for_url(re.compile(r"/game\?game=\d+&ply=3"))
+    settle(tab, "対")
+    assert boards(tab)[0] == target.sfen(move_number=False)
+
+
+def test_search_shows_bad_input_as_a_message(server, tab):
+    visit(tab, f"{server}/search?sfen={quote('lnsgkgsnl/9/9 b - 1')}", "cannot be shown")
+    assert "bad SFEN" in tab.locator('[data-testid="stAlert"]').first.inner_text()
+
+
+def test_game_viewer_moves_with_buttons_and_keys(server, tab, db):
+    game = db.execute("SELECT game FROM moves WHERE line > 0 GROUP BY game ORDER BY "
+                      "count(DISTINCT line) DESC, game LIMIT 1").fetchone()[0]
+    visit(tab, f"{server}/game?game={game}&ply=3", "Variations")
+    assert "ply=3" in tab.url
+    first = boards(tab)[0]
+    tab.locator(".st-key-forward button").first.click()
+    tab.wait_for_url(re.compile(r"ply=4"))
+    settle(tab, "4手")
+    assert boards(tab)[0] != first
+    tab.keyboard.press("ArrowLeft")
+    tab.wait_for_url(re.compile(r"ply=3"))
+    settle(tab, "3手")
+    assert boards(tab)[0] == first
+    tab.get_by_role("tab", name="Variations").click()
+    screenshot(tab, "05-game")
+
+
+def test_flip_and_filters_follow_from_page_to_page(server, tab, db):
+    visit(tab, f"{server}/explorer", "moves played next")
+    near = tab.locator(f"{BOARD} g.piece.black").first.get_attribute("transform")
+    assert "rotate(180)" not in near
+    tab.get_by_text("△ 後手 at the bottom").click()
+    tab.wait_for_function("() => document.querySelector('svg[role=img] g.piece.black')"
+                          ".getAttribute('transform').includes('rotate(180)')", timeout=15_000)
+    settle(tab, "moves played next")
+    player = tab.get_by_role("textbox", name="Player")
+    player.fill("羽生")
+    player.press("Enter")
+    settle(tab, "player “羽生”")
+    tab.locator('[data-testid="stSidebarNav"] a', has_text="Results").first.click()
+    tab.wait_for_url(re.compile(r"/results$"))
+    settle(tab, "How games end")
+    games = db.execute("SELECT count(*) FROM games WHERE lower(black) LIKE '%羽生%' OR "
+                       "lower(white) LIKE '%羽生%'").fetchone()[0]
+    assert tab.locator('[data-testid="stMetric"]').first.inner_text().split() == ["Games",
+                                                                                 f"{games:,}"]
+    # the board is still turned round
+    assert "rotate(180)" in tab.locator(f"{BOARD} g.piece.black").first.get_attribute("transform")
+
+
+@pytest.mark.parametrize("path, text, name", [
+    ("/openings", "Example games", "06-openings"),
+    ("/openings?kind=opening", "Example games", "07-openings-openings"),
+    ("/results", "How games end", "08-results"),
+    ("/players", "Head to head", "09-players"),
+    ("/validation", "By code", "02-validation"),
+])
+def test_statistics_pages(server, tab, path, text, name):
+    visit(tab, server + path, text)
+    tab.locator(BOARD).first.wait_for(timeout=30_000)
+    settle(tab, text)
+    screenshot(tab, name)
