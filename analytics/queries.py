@@ -57,7 +57,7 @@ from analytics.store import Store
 from core.notation import ki2_move, kif_move
 from core.position import Position
 
-__all__ = ["search", "explore", "game_info", "game_moves", "run_sql", "check_sql", "SqlResult",
+__all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations", "run_sql", "check_sql", "SqlResult",
            "SqlError", "engine", "position_key", "metadata", "games", "sources", "moves",
            "positions", "findings", "files", "game_summary", "label_summary", "game_filters", "fetch"]
 
@@ -226,7 +226,8 @@ def _key_filter(name: str, key: int):
     return positions.c.key == sa.cast(sa.bindparam(name, key), UBigInteger)
 
 
-def search(store, position, mirror: bool = False, limit: Optional[int] = None) -> list:
+def search(store, position, mirror: bool = False, limit: Optional[int] = None,
+           offset: int = 0) -> list:
     """Every game and ply where ``position`` (a ``Position`` or a key) occurred, as dicts:
     ``game``, ``ply``, ``black``, ``white``, ``date`` (ISO), ``event``, ``winner``, ``reason``,
     ``path`` (one source file, the first by name), ``next_move`` (USI, None at the end) and
@@ -235,8 +236,40 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None) -
     ``mirror=True`` (a ``Position`` only) adds the games that reached its left-right mirror
     image, with ``mirrored`` True (a symmetric position is its own mirror and is found once).
     Only games the ``games`` view shows count. Ordered by date (newest first, undated last),
-    game and ply; ``limit`` keeps the first rows.
+    game and ply; ``offset`` skips that many rows and ``limit`` keeps the next ones (a page;
+    ``occurrences`` counts them all).
     """
+    hits = _hits(position, mirror)
+    g = game_summary.c
+    statement = (sa.select(hits.c.game, hits.c.ply, g.black, g.white, g.date, g.event, g.winner,
+                           g.reason, g.path, hits.c.next_move, hits.c.mirrored)
+                 .join_from(hits, game_summary, g.game == hits.c.game)
+                 .order_by(g.date.desc().nulls_last(), hits.c.game, hits.c.ply))
+    if limit is not None:
+        statement = statement.limit(sa.bindparam("limit", _count(limit, "limit")))
+    if offset:
+        statement = statement.offset(sa.bindparam("offset", _count(offset, "offset", 0)))
+    found = fetch(store, statement)
+    for row in found:
+        row["date"] = _iso(row["date"])
+        code = row["next_move"]
+        row["next_move"] = None if code is None else _usi(code)
+        row["mirrored"] = bool(row["mirrored"])
+    return found
+
+
+def occurrences(store, position, mirror: bool = False) -> dict:
+    """``{"occurrences", "games"}``: how many rows ``search`` gives for ``position`` (with
+    ``mirror``, its mirror image too) and in how many games, without fetching them."""
+    hits = _hits(position, mirror)
+    statement = (sa.select(sa.func.count().label("occurrences"),
+                           sa.func.count(sa.distinct(hits.c.game)).label("games"))
+                 .select_from(hits.join(game_summary, game_summary.c.game == hits.c.game)))
+    return fetch(store, statement)[0]
+
+
+def _hits(position, mirror: bool):
+    """The positions rows of ``position`` (and of its mirror image), with ``mirrored``."""
     key = position_key(position)
     keys = [(key, False)]
     if mirror:
@@ -248,21 +281,7 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None) -
     branches = [sa.select(positions.c.game, positions.c.ply, positions.c.next_move,
                           (sa.true() if flag else sa.false()).label("mirrored"))
                 .where(_key_filter(f"key{i}", k)) for i, (k, flag) in enumerate(keys)]
-    hits = (branches[0] if len(branches) == 1 else sa.union_all(*branches)).subquery("hits")
-    g = game_summary.c
-    statement = (sa.select(hits.c.game, hits.c.ply, g.black, g.white, g.date, g.event, g.winner,
-                           g.reason, g.path, hits.c.next_move, hits.c.mirrored)
-                 .join_from(hits, game_summary, g.game == hits.c.game)
-                 .order_by(g.date.desc().nulls_last(), hits.c.game, hits.c.ply))
-    if limit is not None:
-        statement = statement.limit(sa.bindparam("limit", _count(limit, "limit")))
-    found = fetch(store, statement)
-    for row in found:
-        row["date"] = _iso(row["date"])
-        code = row["next_move"]
-        row["next_move"] = None if code is None else _usi(code)
-        row["mirrored"] = bool(row["mirrored"])
-    return found
+    return (branches[0] if len(branches) == 1 else sa.union_all(*branches)).subquery("hits")
 
 
 # ----- the opening explorer --------------------------------------------------------------------
@@ -375,6 +394,17 @@ def game_moves(store, game_id: int) -> list:
                            moves.c.comment)
                  .where(moves.c.game == sa.bindparam("game", game_id), moves.c.line == 0)
                  .order_by(moves.c.ply))
+    return fetch(store, statement)
+
+
+def game_variations(store, game_id: int) -> list:
+    """The moves of a game's variations, by variation and ply: dicts of ``line`` (the
+    variation's number, from 1), ``ply``, ``text`` as written, ``seconds`` and ``comment``."""
+    game_id = _game_id(game_id)
+    statement = (sa.select(moves.c.line, moves.c.ply, moves.c.text, moves.c.seconds,
+                           moves.c.comment)
+                 .where(moves.c.game == sa.bindparam("game", game_id), moves.c.line > 0)
+                 .order_by(moves.c.line, moves.c.ply))
     return fetch(store, statement)
 
 

@@ -36,7 +36,7 @@ import sqlalchemy as sa
 from analytics import queries
 from analytics.queries import as_store, fetch, game_filters, game_summary, label_summary
 
-__all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_lengths",
+__all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_lengths", "games",
            "label_frequencies", "win_rates", "pairings", "label_games", "game_labels",
            "players", "player_summary", "head_to_head", "finding_counts", "findings", "wilson"]
 
@@ -184,6 +184,32 @@ def game_lengths(store, bucket: int = 10, **filters) -> list:
                  .where(*game_filters(**filters)).group_by(start).order_by(start))
     return [{"moves_from": int(r["moves_from"]), "moves_to": int(r["moves_from"]) + size - 1,
              "games": r["games"]} for r in rows]
+
+
+def games(store, reason: Optional[str] = None, winner: Optional[str] = None,
+          moves_from: Optional[int] = None, moves_to: Optional[int] = None, limit: int = 20,
+          offset: int = 0, **filters) -> list:
+    """The games in scope, newest first (undated last, then the highest id): dicts of ``game``,
+    ``black``, ``white``, ``date``, ``event``, ``winner``, ``reason``, ``handicap`` and
+    ``moves``; ``reason``, ``winner`` and a length from ``moves_from`` to ``moves_to``
+    (inclusive) narrow them, ``offset`` and ``limit`` take a page."""
+    conditions = list(game_filters(**filters))
+    if reason is not None:
+        conditions.append(G.reason == sa.bindparam("reason", _name(reason, "reason")))
+    if winner is not None:
+        conditions.append(G.winner == sa.bindparam(
+            "winner", _choice(winner, "winner", ("black", "white", "draw", "none"))))
+    if moves_from is not None:
+        conditions.append(G.moves >= sa.bindparam("moves_from",
+                                                  _at_least(moves_from, "moves_from", 0)))
+    if moves_to is not None:
+        conditions.append(G.moves <= sa.bindparam("moves_to", _at_least(moves_to, "moves_to", 0)))
+    statement = (sa.select(G.game, G.black, G.white, G.date, G.event, G.winner, G.reason,
+                           G.handicap, G.moves).where(*conditions)
+                 .order_by(G.date.desc().nulls_last(), G.game.desc())
+                 .limit(sa.bindparam("limit", _at_least(limit, "limit", 1)))
+                 .offset(sa.bindparam("offset", _at_least(offset, "offset", 0))))
+    return _iso_dates(fetch(store, statement), "date")
 
 
 # ----- castles and openings ----------------------------------------------------------------------

@@ -17,7 +17,6 @@ from analytics import queries
 from core.move import Move
 from core.notation import NotationError, ki2_move, parse_csa_move, parse_ki2_move, parse_kif_move
 from core.position import STARTING_SFEN, Position
-from dashboard import lookups
 
 _USI = re.compile(r"(?:[1-9][a-i][1-9][a-i]\+?|[PLNSBRG]\*[1-9][a-i])")
 _CSA = re.compile(r"[+-]?\d{4}[A-Z]{2}")
@@ -40,7 +39,7 @@ def game_record(store, game: int) -> dict | None:
     """Everything the viewer shows of a game: ``info`` (``queries.game_info``), ``moves`` (main
     line: ``ply``, ``usi``, ``ki2``, ``text``, ``seconds``, ``comment``; moves after the first
     that could not be replayed keep only their text), ``sfens`` (after each replayed move) and
-    ``variations`` (``lookups.variations`` rows). None for an unknown game."""
+    ``variations`` (``queries.game_variations`` rows). None for an unknown game."""
     info = queries.game_info(store, int(game))
     if info is None:
         return None
@@ -52,7 +51,7 @@ def game_record(store, game: int) -> dict | None:
         ki2 = line["moves"][i]["ki2"] if i < len(line["moves"]) else None
         moves.append({**row, "ki2": ki2})
     return {"info": info, "moves": moves, "sfens": line["sfens"],
-            "variations": lookups.variations(store, int(game))}
+            "variations": queries.game_variations(store, int(game))}
 
 
 def read_variation(position: Position, texts: list, previous_to: int | None = None) -> tuple:

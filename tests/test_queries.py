@@ -175,8 +175,21 @@ def test_search_order_and_limit(store_dir):
     assert dated == sorted(dated, reverse=True)
     assert all(h["date"] is None for h in hits[len(dated):])  # undated games last
     assert queries.search(store_dir, Position(), limit=7) == hits[:7]
+    assert queries.search(store_dir, Position(), limit=7, offset=14) == hits[14:21]
+    assert queries.search(store_dir, Position(), offset=len(hits) - 2) == hits[-2:]
     with pytest.raises(ValueError, match="limit"):
         queries.search(store_dir, Position(), limit=0)
+    with pytest.raises(ValueError, match="offset"):
+        queries.search(store_dir, Position(), offset=-1)
+
+
+def test_occurrences_count_what_search_lists(store_dir, corpus):
+    for position in (Position(), corpus.position(long_games(corpus, 30)[1], 30)):
+        for mirror in (False, True):
+            hits = queries.search(store_dir, position, mirror=mirror)
+            assert queries.occurrences(store_dir, position, mirror=mirror) == {
+                "occurrences": len(hits), "games": len({h["game"] for h in hits})}
+    assert queries.occurrences(store_dir, 12345) == {"occurrences": 0, "games": 0}
 
 
 def test_search_of_an_unknown_position_is_empty(store_dir):
@@ -399,6 +412,20 @@ def test_game_info_and_moves(store_dir, corpus):
     assert [m["ply"] for m in moves] == list(range(1, len(moves) + 1))
     assert queries.game_info(store_dir, max(corpus.games) + 1) is None
     assert queries.game_moves(store_dir, max(corpus.games) + 1) == []
+
+
+def test_game_variations_are_the_moves_off_the_main_line(store_dir):
+    connection = Store(store_dir).connect()
+    game, lines = connection.execute("SELECT game, count(DISTINCT line) FROM moves WHERE line > 0 "
+                                     "GROUP BY game ORDER BY 2 DESC, game LIMIT 1").fetchone()
+    assert lines >= 2
+    found = queries.game_variations(store_dir, game)
+    assert [(m["line"], m["ply"], m["text"]) for m in found] == connection.execute(
+        "SELECT line, ply, text FROM moves WHERE game = ? AND line > 0 ORDER BY line, ply",
+        [game]).fetchall()
+    assert len({m["line"] for m in found}) == lines
+    assert queries.game_variations(store_dir, 1 + connection.execute(
+        "SELECT max(game) FROM games").fetchone()[0]) == []
 
 
 def test_moves_in_every_notation_reach_the_same_position():

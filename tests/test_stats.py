@@ -165,6 +165,21 @@ def test_pairings_match_brute_force(store, games, kind, against):
     assert [r["games"] for r in found] == sorted((r["games"] for r in found), reverse=True)
 
 
+@pytest.mark.parametrize("filters", FILTERS[:3])
+def test_games_lists_the_games_in_scope_newest_first(store, games, filters):
+    scope = [g for g in games if _in_scope(g, **filters)]
+    newest = sorted(scope, key=lambda g: (g["date"] is None, -(g["date"].toordinal()
+                                                                if g["date"] else 0), -g["game"]))
+    listed = stats.games(store, limit=10 ** 6, **filters)
+    assert [g["game"] for g in listed] == [g["game"] for g in newest]
+    assert stats.games(store, limit=5, offset=3, **filters) == listed[3:8]
+    resigned = stats.games(store, reason="resign", winner="black", limit=10 ** 6, **filters)
+    assert {g["game"] for g in resigned} == {g["game"] for g in scope if g["reason"] == "resign"
+                                             and g["winner"] == "black"}
+    short = stats.games(store, moves_from=10, moves_to=40, limit=10 ** 6, **filters)
+    assert {g["game"] for g in short} == {g["game"] for g in scope if 10 <= g["moves"] <= 40}
+
+
 def test_label_games_and_game_labels(store, games):
     by_game = {g["game"]: g for g in games}
     some = next(g for g in games if len(g["labels"]) >= 3)
@@ -263,6 +278,8 @@ def test_overview(store, games):
     lambda s: stats.label_games(s, "美濃囲い", side="left"),
     lambda s: stats.findings(s, severity="fatal"),
     lambda s: stats.player_summary(s, "  "),
+    lambda s: stats.games(s, winner="nobody"),
+    lambda s: stats.games(s, offset=-1),
 ])
 def test_bad_arguments_say_what_is_wrong(store, call):
     with pytest.raises(ValueError, match="must be|not a date"):

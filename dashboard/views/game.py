@@ -16,12 +16,12 @@ import streamlit as st
 from analytics import stats
 from core.move import Move
 from core.position import Position
-from dashboard import board, display, lookups, nav, replay
+from dashboard import board, display, nav, replay
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
 game_record = stored(replay.game_record)
-latest_games = stored(lookups.latest_games)
+latest_games = stored(stats.games)
 
 game_labels = stored(stats.game_labels)
 
@@ -245,7 +245,7 @@ def open_here(row: dict) -> None:
 def pick_game(current) -> None:
     """The latest games; a click opens one here (each game shown has its own table, so a
     click is taken once)."""
-    games_table(latest_games(20), key=f"game-pick-{current}", ply=False, on_pick=open_here)
+    games_table(latest_games(limit=20), key=f"game-pick-{current}", ply=False, on_pick=open_here)
 
 
 def main() -> None:
@@ -257,7 +257,7 @@ def main() -> None:
     # the game the URL asks for (a bad id leaves the URL at once: it is kept for the message)
     asked = st.query_params.get("game", st.session_state.get(BAD))
     if st.session_state.get("game") is None and asked is None:
-        latest = latest_games(1)
+        latest = latest_games(limit=1)
         if latest:  # nothing asked for: the newest game
             st.session_state["game"] = latest[0]["game"]
     game = st.sidebar.number_input("Game", min_value=1, step=1, value=None, key="game",

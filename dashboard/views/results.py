@@ -17,7 +17,7 @@ results = stored(stats.results)
 results_by_year = stored(stats.results_by_year)
 results_by_reason = stored(stats.results_by_reason)
 game_lengths = stored(stats.game_lengths)
-result_games = stored(lookups.result_games)
+result_games = stored(stats.games)
 game_position = stored(lookups.game_position)
 
 

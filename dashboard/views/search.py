@@ -38,7 +38,7 @@ def hits_page(sfen: str, position, mirror: bool, total: int) -> None:
     pages = max(1, math.ceil(total / size))
     page = st.pagination(pages, key=f"search-page-{sfen}-{mirror}-{size}", max_visible_pages=7)
     page = min(max(1, page), pages)
-    hits = search(sfen, mirror=mirror, limit=page * size)[(page - 1) * size:]
+    hits = search(sfen, mirror=mirror, limit=size, offset=(page - 1) * size)
     rows = [{**h, "next": display.move_text(position if not h["mirrored"] else position.mirror(),
                                             h["next_move"]) if h["next_move"] else "—"}
             for h in hits]
