@@ -111,7 +111,6 @@ def ingest(paths, store_dir, jobs: int, compact) -> None:
 def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     """Start the dashboard (Streamlit) on a store, and print its address."""
     import os
-    import subprocess
 
     from analytics.store import DEFAULT_STORE, Store
 
@@ -121,14 +120,12 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
                                    f"--store {store.root}' first")
     app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
     click.echo(f"kifudb dashboard on {store.root}: http://{address}:{port}/  (Ctrl-C stops it)")
+    sys.stdout.flush()
     command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
                "--server.address", address, "--server.headless", str(headless).lower(),
                "--browser.gatherUsageStats", "false"]
-    environment = {**os.environ, "KIFUDB_STORE": str(store.root)}
-    try:
-        sys.exit(subprocess.call(command, env=environment))
-    except KeyboardInterrupt:
-        pass
+    # this process becomes the server, so that Ctrl-C and signals reach Streamlit itself
+    os.execve(sys.executable, command, {**os.environ, "KIFUDB_STORE": str(store.root)})
 
 
 @main.command()

@@ -76,3 +76,10 @@ def test_ingest_the_samples_then_nothing_to_do(tmp_path):
     assert "18 games, 2438 positions" in again.output
     explored = run("explore", "--store", store, "--format", "json")
     assert explored.exit_code == 0 and "7g7f" in explored.output
+
+
+def test_dashboard_needs_a_store(tmp_path):
+    # the server itself is started through this command by tests/test_dashboard_e2e.py
+    result = CliRunner().invoke(main, ["dashboard", "--store", str(tmp_path / "none")])
+    assert result.exit_code == 1
+    assert "no store at" in result.output and "kifudb ingest" in result.output

@@ -25,7 +25,6 @@ from analytics.position_input import position_from_moves
 from analytics.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
-APP = ROOT / "dashboard" / "app.py"
 OUTPUT = Path(os.environ.get("KIFUDB_TEST_OUTPUT") or ROOT / "test-output" / "dashboard")
 EXCEPTION = '[data-testid="stException"]'
 BOARD = 'svg[role="img"][aria-label^="Shogi position"]'
@@ -51,16 +50,15 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server(dashboard_store, tmp_path_factory):
-    """``streamlit run dashboard/app.py`` on a free port, from a folder outside the project,
-    with ``KIFUDB_STORE`` set; its URL. Killed at the end."""
+    """``kifudb dashboard --store …`` on a free port, from a folder outside the project, as a
+    user starts it; its URL (the one the command prints). Killed at the end."""
     port = free_port()
     folder = tmp_path_factory.mktemp("server")
     log = open(folder / "streamlit.log", "w+", encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(APP), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=folder, env={**os.environ, "KIFUDB_STORE": str(dashboard_store)},
+        [sys.executable, "-m", "kifudb", "dashboard", "--store", str(dashboard_store),
+         "--port", str(port), "--address", "127.0.0.1"],
+        cwd=folder, env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
@@ -78,6 +76,8 @@ def server(dashboard_store, tmp_path_factory):
             if time.monotonic() > deadline:
                 pytest.fail("the server did not answer within 60 s")
             time.sleep(0.2)
+        log.seek(0)
+        assert f"kifudb dashboard on {Path(dashboard_store).resolve()}: {url}/" in log.read()
         yield url
     finally:
         process.terminate()
