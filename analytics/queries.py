@@ -57,9 +57,10 @@ from analytics.store import Store
 from core.notation import ki2_move, kif_move
 from core.position import Position
 
-__all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations", "run_sql", "check_sql", "SqlResult",
-           "SqlError", "engine", "position_key", "metadata", "games", "sources", "moves",
-           "positions", "findings", "files", "game_summary", "label_summary", "game_filters", "fetch"]
+__all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
+           "run_sql", "check_sql", "SqlResult", "SqlError", "engine", "position_key", "metadata",
+           "games", "sources", "moves", "positions", "findings", "files", "game_summary",
+           "label_summary", "game_filters", "fetch"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 

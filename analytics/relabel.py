@@ -44,7 +44,7 @@ def relabel(store, progress: bool = False) -> RelabelReport:
     version = definitions_version()
     with store.writing():
         manifest = store.manifest()
-        number = store.next_batch()
+        number = store.next_batch(manifest)
         connection = store.connect(manifest)
         ids = [row[0] for row in connection.execute("SELECT game FROM games ORDER BY game").fetchall()]
         columns = {field.name: [] for field in LABELS}

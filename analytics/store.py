@@ -117,7 +117,8 @@ class Store:
             "CREATE OR REPLACE VIEW positions AS SELECT * FROM positions_all",
             # labels count from the last relabelling on, for the games the store shows
             f"CREATE OR REPLACE VIEW labels AS SELECT * FROM labels_all WHERE batch >= "
-            f"{int(self.labels_state(manifest)['from_batch'])} AND game IN (SELECT game FROM sources)",
+            f"{int(self.labels_state(manifest)['from_batch'])} "
+            f"AND game IN (SELECT game FROM sources)",
         ]
         return statements
 
@@ -150,9 +151,10 @@ class Store:
                 if child.name not in committed:
                     shutil.rmtree(child, ignore_errors=True)
 
-    def next_batch(self) -> int:
+    def next_batch(self, manifest=None) -> int:
         """The number the next batch will get."""
-        return 1 + max((int(b[1:]) for b in self.manifest()["batches"]), default=0)
+        manifest = manifest or self.manifest()
+        return 1 + max((int(b[1:]) for b in manifest["batches"]), default=0)
 
     def commit(self, tables: dict, next_game: int, labels: dict = None) -> str:
         """Write one batch (``{table: pyarrow.Table}``) and make it part of the store;
@@ -161,7 +163,7 @@ class Store:
         The batch is written to a temporary folder, renamed into ``batches/``, and committed by
         replacing the manifest; a crash at any point leaves the previous state intact."""
         manifest = self.manifest()
-        number = 1 + max((int(b[1:]) for b in manifest["batches"]), default=0)
+        number = self.next_batch(manifest)
         name = f"b{number:06d}"
         tmp = self.root / "tmp" / uuid.uuid4().hex
         tmp.mkdir(parents=True)
@@ -185,7 +187,7 @@ class Store:
         longer count are dropped and the positions of all games are sorted by key in one file,
         so that a key lookup reads one row group. Runs inside DuckDB, which spills to disk."""
         manifest = self.manifest()
-        number = 1 + max((int(b[1:]) for b in manifest["batches"]), default=0)
+        number = self.next_batch(manifest)
         name = f"b{number:06d}"
         tmp = self.root / "tmp" / uuid.uuid4().hex
         tmp.mkdir(parents=True)

@@ -195,7 +195,7 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
                 report.files_skipped += 1
                 continue
             todo.append((absolute, digest, size))
-        batch_number = 1 + max((int(b[1:]) for b in manifest["batches"]), default=0)
+        batch_number = store.next_batch(manifest)
         batch = _Batch(batch_number)
         bar = None
         if progress:
