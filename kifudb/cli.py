@@ -123,7 +123,7 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     sys.stdout.flush()
     command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
                "--server.address", address, "--server.headless", str(headless).lower(),
-               "--browser.gatherUsageStats", "false"]
+               "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
     # this process becomes the server, so that Ctrl-C and signals reach Streamlit itself
     os.execve(sys.executable, command, {**os.environ, "KIFUDB_STORE": str(store.root)})
 
