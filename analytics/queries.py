@@ -400,10 +400,12 @@ def game_moves(store, game_id: int) -> list:
 
 def game_variations(store, game_id: int) -> list:
     """The moves of a game's variations, by variation and ply: dicts of ``line`` (the
-    variation's number, from 1), ``ply``, ``text`` as written, ``seconds`` and ``comment``."""
+    variation's number, from 1), ``parent`` (the line it branches from, 0 for the main line),
+    ``ply``, ``usi`` (None from its first move that could not be replayed), ``text`` as
+    written, ``seconds`` and ``comment``."""
     game_id = _game_id(game_id)
-    statement = (sa.select(moves.c.line, moves.c.ply, moves.c.text, moves.c.seconds,
-                           moves.c.comment)
+    statement = (sa.select(moves.c.line, moves.c.parent, moves.c.ply, moves.c.usi, moves.c.text,
+                           moves.c.seconds, moves.c.comment)
                  .where(moves.c.game == sa.bindparam("game", game_id), moves.c.line > 0)
                  .order_by(moves.c.line, moves.c.ply))
     return fetch(store, statement)

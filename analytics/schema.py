@@ -13,8 +13,9 @@ tables:
 * ``sources``: where each game was read: ``game``, ``path``, ``index`` (in the file),
   ``format``, ``encoding``, ``batch`` (the batch that read it).
 * ``moves``: every move of every line: ``game``, ``line`` (0 = main line, else the variation's
-  number), ``ply``, ``usi`` (null if it could not be replayed), ``text`` as written,
-  ``seconds``, ``comment``.
+  number), ``parent`` (for a variation, the line it branches from: 0 for the main line; null on
+  the main line), ``ply``, ``usi`` (null from the first move of the line that could not be
+  replayed), ``text`` as written, ``seconds``, ``comment``.
 * ``positions``: every main-line position, **sorted by key**: ``key`` (the 64-bit position key,
   unsigned), ``game``, ``ply``, ``black_to_move``, ``next_move`` (the code of the move played
   next, null at the end).
@@ -62,7 +63,8 @@ SOURCES = pa.schema([
     ("format", pa.string()), ("encoding", pa.string()), ("batch", pa.int32()),
 ])
 MOVES = pa.schema([
-    ("game", pa.int32()), ("line", pa.int16()), ("ply", pa.int16()), ("usi", pa.string()),
+    ("game", pa.int32()), ("line", pa.int16()), ("parent", pa.int16()), ("ply", pa.int16()),
+    ("usi", pa.string()),
     ("text", pa.string()), ("seconds", pa.float32()), ("comment", pa.string()),
 ])
 POSITIONS = pa.schema([

@@ -1,25 +1,23 @@
 """A stored game replayed for the viewer: the position after every main-line move, each move
-in KI2, and the variations read back against the main line where they branch off.
+in KI2, and each variation from its branch point (off the main line or another variation).
 
     >>> line = replay_line("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
     ...                    ["7g7f", "3c3d"])
     >>> [m["ki2"] for m in line["moves"]], len(line["sfens"])
     (['▲７六歩', '△３四歩'], 3)
-    >>> [m.usi() for m in read_variation(Position(), ["２六歩(27)", "△同　歩"])[0]]
-    ['2g2f']
+    >>> rows = [{"line": 1, "parent": 0, "ply": 2, "usi": "8c8d"},
+    ...         {"line": 2, "parent": 1, "ply": 3, "usi": "2g2f"}]
+    >>> branch = variation_line(STARTING_SFEN, ["7g7f", "3c3d", "2g2f"], rows, 2)
+    >>> branch["start_ply"], branch["sfens"][-1].split()[0]
+    (3, 'lnsgkgsnl/1r5b1/p1ppppppp/1p7/9/2P4P1/PP1PPPP1P/1B5R1/LNSGKGSNL')
 """
 
 from __future__ import annotations
 
-import re
-
 from analytics import queries
 from core.move import Move
-from core.notation import NotationError, ki2_move, parse_csa_move, parse_ki2_move, parse_kif_move
+from core.notation import ki2_move
 from core.position import STARTING_SFEN, Position
-
-_USI = re.compile(r"(?:[1-9][a-i][1-9][a-i]\+?|[PLNSBRG]\*[1-9][a-i])")
-_CSA = re.compile(r"[+-]?\d{4}[A-Z]{2}")
 
 
 def replay_line(start_sfen: str, usi_moves: list) -> dict:
@@ -54,29 +52,41 @@ def game_record(store, game: int) -> dict | None:
             "variations": queries.game_variations(store, int(game))}
 
 
-def read_variation(position: Position, texts: list, previous_to: int | None = None) -> tuple:
-    """Read the move texts of a variation (KIF, KI2, CSA or USI, as its record wrote them) from
-    ``position``: ``(moves read, position reached, the problem or None)``; reading stops at the
-    first move that cannot be read or is illegal."""
-    position = position.copy()
-    moves = []
-    for number, text in enumerate(texts, start=1):
-        token = text.strip()
-        try:
-            if _USI.fullmatch(token):
-                move = Move.from_usi(token)
-            elif _CSA.fullmatch(token):
-                move = parse_csa_move(position, token)
-            elif re.search(r"[(（]", token):
-                move = parse_kif_move(position, token, previous_to)
-            else:
-                move = parse_ki2_move(position, token, previous_to)
-        except (NotationError, ValueError) as error:
-            return moves, position, f"move {number} ({token}) cannot be read: {error}"
-        reason = position.check(move)
-        if reason is not None:
-            return moves, position, f"move {number} ({token}) is illegal: {reason.message}"
-        position.push(move)
-        moves.append(move)
-        previous_to = move.to_square
-    return moves, position, None
+def variation_line(start_sfen: str, main_usi: list, rows: list, number: int) -> dict:
+    """Variation ``number`` on the board, following its branch points (a variation may branch
+    off another one): ``{"start_ply", "sfens"}``, the position before its first move and after
+    each of its moves that replayed at ingest; ``sfens`` is empty when the line it branches
+    from was not replayed that far. ``rows`` are ``queries.game_variations`` rows."""
+    lines = {}
+    for row in rows:
+        lines.setdefault(row["line"], []).append(row)
+
+    def moves_to(line: int, ply: int):
+        """The USI moves from the start to the position after ``ply`` moves of ``line``."""
+        if line == 0:
+            return main_usi[:ply] if ply <= len(main_usi) else None
+        own = lines[line]
+        first = own[0]["ply"]
+        if ply < first:
+            return moves_to(own[0]["parent"] or 0, ply)
+        prefix = moves_to(own[0]["parent"] or 0, first - 1)
+        played = [r["usi"] for r in own[:ply - first + 1]]
+        if prefix is None or None in played:
+            return None
+        return prefix + played
+
+    own = lines[number]
+    start_ply = own[0]["ply"]
+    prefix = moves_to(own[0]["parent"] or 0, start_ply - 1)
+    if prefix is None:
+        return {"start_ply": start_ply, "sfens": []}
+    position = Position.from_sfen(start_sfen)
+    for usi in prefix:
+        position.push(Move.from_usi(usi))
+    sfens = [position.sfen()]
+    for row in own:
+        if row["usi"] is None:
+            break
+        position.push(Move.from_usi(row["usi"]))
+        sfens.append(position.sfen())
+    return {"start_ply": start_ply, "sfens": sfens}

@@ -80,14 +80,11 @@ def read_for_store(path: str) -> dict:
     games = []
     for record in read.records:
         game = validate_record(record)
-        moves = [(0, ply, m.usi(), r.text, r.seconds, "\n".join(r.comments) or None)
-                 for ply, (m, r) in enumerate(zip(game.game.moves if game.game else [],
-                                                  record.moves), start=1)]
-        moves += [(0, ply, None, r.text, r.seconds, "\n".join(r.comments) or None)
-                  for ply, r in enumerate(record.moves[len(moves):], start=len(moves) + 1)]
+        moves = _line_rows(0, None, 1, record.moves, game.game.moves if game.game else [])
         for number, variation in enumerate(record.variations, start=1):
-            moves += [(number, variation.start_ply + i, None, r.text, r.seconds,
-                       "\n".join(r.comments) or None) for i, r in enumerate(variation.moves)]
+            parent = 0 if variation.parent is None else variation.parent + 1
+            moves += _line_rows(number, parent, variation.start_ply, variation.moves,
+                                game.variations[number - 1] if game.game else [])
         codes = array("h", (move_code(m) for m in game.game.moves) if game.game else ())
         labels = classify_game(game.start_sfen, game.game.moves).rows() if game.game else []
         games.append({
@@ -106,6 +103,12 @@ def read_for_store(path: str) -> dict:
         })
     return {"path": path, "games": games,
             "findings": [_finding(f, None) for f in read.findings] if not read.records else []}
+
+
+def _line_rows(line: int, parent, first_ply: int, records: list, replayed: list) -> list:
+    """The ``moves`` rows of one line: its ``MoveRecord``s, with the USI of those replayed."""
+    return [(line, parent, first_ply + i, replayed[i].usi() if i < len(replayed) else None,
+             r.text, r.seconds, "\n".join(r.comments) or None) for i, r in enumerate(records)]
 
 
 class _Batch:
@@ -284,8 +287,8 @@ def _detail(game: dict) -> int:
 
 def _add_game(batch: _Batch, game_id: int, game: dict) -> None:
     _describe_game(batch, game_id, game)
-    for line, ply, usi, text, seconds, comment in game["move_rows"]:
-        batch.add("moves", game=game_id, line=line, ply=ply, usi=usi, text=text,
+    for line, parent, ply, usi, text, seconds, comment in game["move_rows"]:
+        batch.add("moves", game=game_id, line=line, parent=parent, ply=ply, usi=usi, text=text,
                   seconds=seconds, comment=comment)
     if game["keys"]:
         batch.add_positions(game_id, game)

@@ -82,6 +82,9 @@ class ValidatedGame:
     fingerprint: str
     findings: list
     game: Optional[Game] = None
+    #: for each variation of the record, its own moves that replayed legally (from its branch
+    #: point up to its first illegal or unreadable move)
+    variations: list = field(default_factory=list)
 
     @property
     def valid(self) -> bool:
@@ -183,12 +186,13 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     lines = {None: [m for m in game.moves]}
     for index, variation in enumerate(record.variations):
         findings += _replay_variation(record, index, variation, lines)
+    variations = [(lines[i] or [])[v.start_ply - 1:] for i, v in enumerate(record.variations)]
     usi = [m.usi() for m in game.moves]
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
                          game.position.sfen(), winner, reason,
                          fingerprint(game.start_sfen, usi, main.first_illegal_ply),
-                         findings, game)
+                         findings, game, variations)
 
 
 def _replay_variation(record, index, variation, lines) -> list:

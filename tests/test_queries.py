@@ -26,7 +26,9 @@ from core.move import Move
 from core.position import STARTING_SFEN, Position
 from ingest.bod import bod_text
 from ingest.decode import decode
+from ingest.read import read_path
 from ingest.store_writer import ingest_paths
+from ingest.validate import validate_record
 from kifudb.store_cli import explore as explore_command
 from kifudb.store_cli import search as search_command
 from kifudb.store_cli import sql as sql_command
@@ -412,6 +414,25 @@ def test_game_info_and_moves(store_dir, corpus):
     assert [m["ply"] for m in moves] == list(range(1, len(moves) + 1))
     assert queries.game_info(store_dir, max(corpus.games) + 1) is None
     assert queries.game_moves(store_dir, max(corpus.games) + 1) == []
+
+
+@pytest.mark.parametrize("name", ["Kifu-for-JS/examples/files/kif/fork.kif",
+                                  "json-kifu-format/test/files/kif/doh_branch.kifu"])
+def test_variations_are_stored_replayed_with_their_branch_points(tmp_path, name):
+    path = str(RECORDS / "kifu-for-js" / "packages" / name)
+    [record] = read_path(path).records
+    validated = validate_record(record)
+    assert any(v.parent is not None for v in record.variations)  # nested variations
+    ingest_paths([path], tmp_path)
+    stored = queries.game_variations(tmp_path, 1)
+    for number, variation in enumerate(record.variations, start=1):
+        rows = [r for r in stored if r["line"] == number]
+        assert [r["text"] for r in rows] == [m.text for m in variation.moves]
+        assert {r["parent"] for r in rows} == {0 if variation.parent is None
+                                               else variation.parent + 1}
+        replayed = [m.usi() for m in validated.variations[number - 1]]
+        assert replayed, f"variation {number} replays"
+        assert [r["usi"] for r in rows] == replayed + [None] * (len(rows) - len(replayed))
 
 
 def test_game_variations_are_the_moves_off_the_main_line(store_dir):

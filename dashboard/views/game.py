@@ -14,8 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
-from core.move import Move
-from core.position import Position
+from core.position import STARTING_SFEN, Position
 from dashboard import board, display, nav, replay
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
@@ -174,43 +173,38 @@ def variations_tab(record: dict) -> None:
     lines = defaultdict(list)
     for row in rows:
         lines[row["line"]].append(row)
-    sfens, main = record["sfens"], record["moves"]
     options = {}
     for number, moves in sorted(lines.items()):
-        start_ply = moves[0]["ply"]
-        options[number] = f"変化 {number} · from ply {start_ply} · {moves[0]['text']} …"
+        parent = moves[0]["parent"]
+        branch = f"off 変化 {parent}" if parent else "off the main line"
+        options[number] = (f"変化 {number} · from ply {moves[0]['ply']} {branch} · "
+                           f"{moves[0]['text']} …")
+    game = record["info"]["game"]
     number = st.selectbox("Variation", list(options), format_func=options.get,
-                          key=f"variation-{record['info']['game']}")
+                          key=f"variation-{game}")
     moves = lines[number]
-    start_ply = moves[0]["ply"]
-    if start_ply - 1 >= len(sfens):
-        st.warning(f"It branches off at ply {start_ply}, after the replay of the main line "
-                   f"stopped.")
-        read, problem = [], "not replayed"
-        position = None
-    else:
-        branch = Position.from_sfen(sfens[start_ply - 1])
-        previous = Move.from_usi(main[start_ply - 2]["usi"]).to_square if start_ply > 1 else None
-        read, position, problem = replay.read_variation(branch, [m["text"] for m in moves],
-                                                        previous)
+    main_usi = [m["usi"] for m in record["moves"] if m["usi"] is not None]
+    line = replay.variation_line(record["info"]["start_sfen"] or STARTING_SFEN, main_usi, rows,
+                                 number)
+    start_ply, sfens = line["start_ply"], line["sfens"]
     left, right = st.columns([5, 7])
     with right:
         frame = pd.DataFrame([{"ply": m["ply"], "written": m["text"],
                                "time": clock(m["seconds"]), "comment": m["comment"] or ""}
                               for m in moves])
         st.dataframe(frame, hide_index=True, width="stretch")
-        if problem and position is not None:
-            st.caption(f"Read on the board up to ply {start_ply + len(read) - 1}: {problem} "
-                       f"(it may branch off another variation).")
+        if not sfens:
+            st.warning(f"It branches off at ply {start_ply}, where the line it comes from was "
+                       f"not replayed.")
+        elif len(sfens) - 1 < len(moves):
+            st.caption(f"Replayed up to ply {start_ply + len(sfens) - 2}: the next move is not "
+                       f"legal (see the Validation page).")
     with left:
-        if position is not None and read:
-            step = st.slider("Moves into the variation", 1, len(read), len(read),
-                             key=f"variation-step-{record['info']['game']}-{number}") \
-                if len(read) > 1 else 1
-            shown = Position.from_sfen(sfens[start_ply - 1])
-            for move in read[:step]:
-                shown.push(move)
-            board.show_board(shown, size=360, sfen=False,
+        if len(sfens) > 1:
+            step = st.slider("Moves into the variation", 1, len(sfens) - 1, len(sfens) - 1,
+                             key=f"variation-step-{game}-{number}") if len(sfens) > 2 else 1
+            shown = Position.from_sfen(sfens[step])
+            board.show_board(shown, last_move=moves[step - 1]["usi"], size=360, sfen=False,
                              caption=f"変化 {number} after ply {start_ply + step - 1}")
 
 
