@@ -210,20 +210,22 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
 
     store = _open_store(store_dir)
     position = _position(store, sfen, moves, start, diagram, game_id, ply)
-    hits = queries.search(store, position, mirror=mirror,
-                          limit=limit if output == "json" else None)
     if output == "json":
+        hits = queries.search(store, position, mirror=mirror, limit=limit)
         _echo_json({**_describe(position), "mirror": mirror, "hits": hits})
         return
     described = _describe(position)
     click.echo(f"position: {described['sfen']}  (key {described['key']})")
-    games = len({h["game"] for h in hits})
-    mirrored = sum(h["mirrored"] for h in hits)
-    click.echo(f"{len(hits)} occurrences in {games} games"
+    # counted in the store, so that only the rows shown are fetched (the start position of a
+    # large store has tens of thousands of occurrences)
+    total = queries.occurrences(store, position, mirror=mirror)
+    mirrored = total["occurrences"] - (queries.occurrences(store, position)["occurrences"]
+                                       if mirror else total["occurrences"])
+    click.echo(f"{total['occurrences']} occurrences in {total['games']} games"
                + (f" ({mirrored} of the mirror image)" if mirror else ""))
-    if not hits:
+    if not total["occurrences"]:
         return
-    shown = hits[:limit or _TEXT_ROWS]
+    shown = queries.search(store, position, mirror=mirror, limit=limit or _TEXT_ROWS)
     headers = ["date", "game", "ply"] + (["mirror"] if mirror else []) + [
         "black", "white", "result", "next", "event", "path"]
     rows = [[h["date"] or "-", h["game"], h["ply"]] + (["yes" if h["mirrored"] else ""]
@@ -234,8 +236,9 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
     click.echo(_table(headers, rows, limits={3 + offset: 16, 4 + offset: 16, 5 + offset: 24,
                                              7 + offset: 24},
                       right={1, 2}))
-    if len(hits) > len(shown):
-        click.echo(f"… {len(hits) - len(shown)} more (--limit N, or --format json for all)")
+    if total["occurrences"] > len(shown):
+        click.echo(f"… {total['occurrences'] - len(shown)} more (--limit N, or --format json "
+                   f"for all)")
 
 
 @click.command()
