@@ -19,6 +19,7 @@ from core import Position, SfenError, perft as count_perft
 from ingest.usi_file import read_usi
 from kifudb.replay import replay_report
 from kifudb.classify_cli import classify
+from kifudb.game_cli import game
 from kifudb.stats_cli import relabel, stats
 from kifudb.store_cli import explore, search, sql
 
@@ -208,6 +209,7 @@ main.add_command(sql)
 main.add_command(stats)
 main.add_command(relabel)
 main.add_command(classify)
+main.add_command(game)
 
 
 if __name__ == "__main__":

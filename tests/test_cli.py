@@ -83,3 +83,26 @@ def test_dashboard_needs_a_store(tmp_path):
     result = CliRunner().invoke(main, ["dashboard", "--store", str(tmp_path / "none")])
     assert result.exit_code == 1
     assert "no store at" in result.output and "kifudb ingest" in result.output
+
+
+def test_game_shows_one_stored_game(tmp_path):
+    import json
+
+    fork = "tests/fixtures/records/kifu-for-js/packages/Kifu-for-JS/examples/files/kif/fork.kif"
+    store = str(tmp_path / "store")
+    runner = CliRunner()
+    assert runner.invoke(main, ["ingest", fork, "data/samples/records/denou3-1.ki2",
+                                "--store", store]).exit_code == 0
+    text = runner.invoke(main, ["game", "2", "--store", store])
+    assert text.exit_code == 0, text.output
+    assert "▲菅井竜也五段 vs △習甦 · 2014-03-15 · 第３回電王戦第１局" in text.output
+    assert "▲ castles: 片美濃囲い (25), *美濃囲い (33)" in text.output
+    assert "98  ▲２二角成" not in text.output and "  1  ▲７六歩" in text.output
+    nested = runner.invoke(main, ["game", "1", "--store", store]).output
+    assert "変化 3 from ply 3 (off 変化 2): ２六歩(27)" in nested
+    data = json.loads(runner.invoke(main, ["game", "1", "--store", store, "--format", "json",
+                                           "--sfens"]).output)
+    assert [m["usi"] for m in data["moves"]] == ["7g7f", "3c3d", "2g2f"]
+    assert len(data["sfens"]) == 4 and {v["line"] for v in data["variations"]} == set(range(1, 8))
+    missing = runner.invoke(main, ["game", "99", "--store", store])
+    assert missing.exit_code == 1 and "no game 99" in missing.output

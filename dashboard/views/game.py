@@ -15,11 +15,12 @@ import streamlit as st
 
 from analytics import stats
 from core.position import STARTING_SFEN, Position
-from dashboard import board, display, nav, replay
+from analytics import game_record as stored_game
+from dashboard import board, display, nav
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
-game_record = stored(replay.game_record)
+game_record = stored(stored_game.game_record)
 latest_games = stored(stats.games)
 
 game_labels = stored(stats.game_labels)
@@ -184,8 +185,8 @@ def variations_tab(record: dict) -> None:
                           key=f"variation-{game}")
     moves = lines[number]
     main_usi = [m["usi"] for m in record["moves"] if m["usi"] is not None]
-    line = replay.variation_line(record["info"]["start_sfen"] or STARTING_SFEN, main_usi, rows,
-                                 number)
+    line = stored_game.variation_line(record["info"]["start_sfen"] or STARTING_SFEN, main_usi,
+                                      rows, number)
     start_ply, sfens = line["start_ply"], line["sfens"]
     left, right = st.columns([5, 7])
     with right:

@@ -1,5 +1,6 @@
-"""A stored game replayed for the viewer: the position after every main-line move, each move
-in KI2, and each variation from its branch point (off the main line or another variation).
+"""A stored game replayed, as the dashboard's game viewer and ``kifudb game`` show it: the
+position after every main-line move, each move in KI2, and each variation from its branch point
+(off the main line or another variation).
 
     >>> line = replay_line("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1",
     ...                    ["7g7f", "3c3d"])

@@ -1,0 +1,82 @@
+"""``kifudb game ID``: one stored game, as the dashboard's game viewer shows it — players,
+date, event, result, sources, the castles and openings of each side with their plies, every
+main-line move (KI2, as written, time, comment) and the variations.
+
+    kifudb game 12 [--store DIR] [--format text|json] [--sfens]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kifudb.store_cli import _echo_json, _guard, _open_store, _result, _store_option, _table
+
+__all__ = ["game"]
+
+_MARKS = {"black": "▲", "white": "△"}
+
+
+def _clock(seconds) -> str:
+    if seconds is None:
+        return ""
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes}:{rest:02d}"
+
+
+def _label_lines(labels: list) -> list:
+    lines = []
+    for side in ("black", "white"):
+        for kind in ("castle", "opening"):
+            found = [f"{'*' if r['primary'] else ''}{r['label']} ({r['ply']})" for r in labels
+                     if r["side"] == side and r["kind"] == kind]
+            lines.append(f"  {_MARKS[side]} {kind}s: {', '.join(found) or '-'}")
+    return lines
+
+
+@click.command()
+@click.argument("game_id", metavar="ID", type=int)
+@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--sfens", is_flag=True, help="With --format json: the SFEN after every move.")
+@_store_option
+@_guard
+def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
+    """One stored game: headers, labels, moves with times and comments, variations."""
+    from analytics import stats
+    from analytics.game_record import game_record
+
+    store = _open_store(store_dir)
+    record = game_record(store, game_id)
+    if record is None:
+        raise click.ClickException(f"the store has no game {game_id}")
+    labels = stats.game_labels(store, game_id)
+    if output == "json":
+        if not sfens:
+            record.pop("sfens")
+        _echo_json({**record, "labels": labels})
+        return
+    info = record["info"]
+    click.echo(f"game {game_id}: ▲{info['black'] or '?'} vs △{info['white'] or '?'} · "
+               f"{info['date'] or 'undated'} · {info['event'] or 'no event'} · "
+               f"{_result(info['winner'], info['reason'])} · {info['moves']} moves"
+               + (f" · {info['handicap']}" if info["handicap"] else ""))
+    for source in info["sources"]:
+        click.echo(f"  source: {source['path']} #{source['index'] + 1} ({source['format']}, "
+                   f"{source['encoding']})")
+    click.echo("labels (* the side's main one; the ply where first reached):")
+    click.echo("\n".join(_label_lines(labels)))
+    click.echo("")
+    click.echo(_table(["ply", "move", "as written", "time", "comment"],
+                      [[m["ply"], m["ki2"] or "(not replayed)", m["text"], _clock(m["seconds"]),
+                        m["comment"] or ""] for m in record["moves"]],
+                      limits={4: 60}, right={0}))
+    lines: dict = {}
+    for row in record["variations"]:
+        lines.setdefault(row["line"], []).append(row)
+    for number, rows in sorted(lines.items()):
+        parent = rows[0]["parent"]
+        click.echo(f"\n変化 {number} from ply {rows[0]['ply']} "
+                   f"({'off 変化 ' + str(parent) if parent else 'off the main line'}): "
+                   + " ".join(r["text"] for r in rows))
