@@ -147,7 +147,7 @@ def run_engine(args) -> None:
     real = load_usi(ROOT / "tests/fixtures/usi/real_games.usi")
     run_corpus("real games", real, args.runs)
     synthetic = cached_synthetic(args.synthetic)
-    run_corpus(f"synthetic corpus (seed 2026)", synthetic, args.runs)
+    run_corpus("synthetic corpus (seed 2026)", synthetic, args.runs)
     if not args.no_perft:
         print("\n## perft from the start position (kifudb)")
         position = Position()

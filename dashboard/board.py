@@ -10,6 +10,10 @@ from core.move import Move
 from core.pieces import BLACK
 from core.position import Position
 from core.svg import board_svg
+from dashboard import lookups
+from dashboard.state import stored
+
+_game_position = stored(lookups.game_position)
 
 #: The session key of the sidebar toggle that puts 後手 (White) at the bottom.
 FLIP_KEY = "flip"
@@ -44,3 +48,16 @@ def show_board(position: Position, last_move: Move | str | bool | None = None, s
     st.caption(caption or turn_text(position))
     if sfen:
         st.code(position.sfen(), language=None, wrap_lines=True)
+
+
+def show_game_board(game: int, ply: int, caption: str, turned: bool = False,
+                    size: int = 400) -> None:
+    """The board of a stored game after ``ply`` moves, its last move highlighted; a warning on
+    the page if the store cannot give that position."""
+    try:
+        at = _game_position(game, ply)
+    except ValueError as error:
+        st.warning(str(error))
+        return
+    show_board(Position.from_sfen(at["sfen"]), last_move=at["last_move"] or False, size=size,
+               sfen=False, caption=caption, turned=turned)

@@ -46,7 +46,7 @@ from __future__ import annotations
 from typing import Optional
 
 from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
-                         PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON, USI_LETTERS,
+                         PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON,
                          KANJI_SHORT, FILE_DIGITS_FULL, RANK_KANJI)
 from core.position import sfen_of, Position, SfenError
 from ingest.record import Finding, ERROR, WARNING, INFO

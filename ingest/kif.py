@@ -91,7 +91,7 @@ from core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
 from core.pieces import BLACK, WHITE
 from core.position import STARTING_SFEN
 from ingest.bod import BoardDiagram, is_bod_line
-from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING,
+from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, WARNING,
                            INFO, read_safely)
 
 __all__ = ["read_kif", "looks_like_kif", "TERMINAL_WORDS", "ending_from_summary", "read_lines"]

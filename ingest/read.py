@@ -15,7 +15,6 @@ import multiprocessing
 import os
 import stat
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Iterator, Optional
 
 from ingest.decode import decode

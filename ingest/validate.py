@@ -20,7 +20,6 @@ fingerprint that is the same whatever format the game was read from::
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional

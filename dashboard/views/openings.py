@@ -11,8 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
-from core.position import Position
-from dashboard import board, charts, display, filters, lookups, nav
+from dashboard import board, charts, display, filters, nav
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
@@ -20,7 +19,6 @@ label_frequencies = stored(stats.label_frequencies)
 win_rates = stored(stats.win_rates)
 pairings = stored(stats.pairings)
 label_games = stored(stats.label_games)
-game_position = stored(lookups.game_position)
 
 #: Labels drawn in the charts (the most played).
 CHART_LABELS = 8
@@ -60,15 +58,11 @@ def label_panel(label: str, rates: list, chosen: dict) -> None:
     with left:
         if examples:
             first = examples[0]
-            try:
-                at = game_position(first["game"], first["ply"] or 0)
-                board.show_board(Position.from_sfen(at["sfen"]), last_move=at["last_move"] or False,
-                                 size=400, sfen=False, turned=first["side"] == "white",
-                                 caption=f"{display.label_text(label)} — reached by "
-                                         f"{display.SIDES[first['side']]} at ply {first['ply']} "
-                                         f"of game {first['game']}")
-            except ValueError as error:
-                st.warning(str(error))
+            board.show_game_board(first["game"], first["ply"] or 0,
+                                  turned=first["side"] == "white",
+                                  caption=f"{display.label_text(label)} — reached by "
+                                          f"{display.SIDES[first['side']]} at ply {first['ply']} "
+                                          f"of game {first['game']}")
     with right:
         cells = st.columns(2)
         for cell, side in zip(cells, ("black", "white")):

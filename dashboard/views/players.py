@@ -11,15 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
-from core.position import Position
-from dashboard import board, display, filters, lookups, nav
+from dashboard import board, display, filters, nav
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
 players = stored(stats.players)
 player_summary = stored(stats.player_summary)
 head_to_head = stored(stats.head_to_head)
-game_position = stored(lookups.game_position)
 
 #: Players offered in the picker (most games first); any other name can be typed.
 LISTED = 2000
@@ -137,16 +135,11 @@ def player_page(player: str, chosen: dict) -> None:
     with left:
         if recent:
             last = recent[0]
-            try:
-                final = game_position(last["game"], last["moves"] or 0)
-                board.show_board(Position.from_sfen(final["sfen"]),
-                                 last_move=final["last_move"] or False, size=400, sfen=False,
-                                 turned=last["side"] == "white",
-                                 caption=f"Latest game ({last['date'] or 'undated'}), final "
-                                         f"position: "
-                                         f"{display.result_text(last['winner'], last['reason'])}")
-            except ValueError as error:
-                st.warning(str(error))
+            board.show_game_board(last["game"], last["moves"] or 0,
+                                  turned=last["side"] == "white",
+                                  caption=f"Latest game ({last['date'] or 'undated'}), final "
+                                          f"position: "
+                                          f"{display.result_text(last['winner'], last['reason'])}")
     with right:
         st.markdown("**Latest games**")
         games_table(recent, key=f"recent-{player}", ply=False,

@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
-from core.position import Position
-from dashboard import board, charts, display, filters, lookups
+from dashboard import board, charts, display, filters
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
@@ -18,7 +17,6 @@ results_by_year = stored(stats.results_by_year)
 results_by_reason = stored(stats.results_by_reason)
 game_lengths = stored(stats.game_lengths)
 result_games = stored(stats.games)
-game_position = stored(lookups.game_position)
 
 
 def headline(total: dict) -> None:
@@ -94,15 +92,9 @@ def examples(title: str, games: list, key: str) -> None:
     left, right = st.columns([5, 7], gap="large")
     with left:
         first = games[0]
-        try:
-            final = game_position(first["game"], first["moves"] or 0)
-        except ValueError as error:
-            st.warning(str(error))
-        else:
-            board.show_board(Position.from_sfen(final["sfen"]),
-                             last_move=final["last_move"] or False, size=380, sfen=False,
-                             caption=f"Game {first['game']}, final position: "
-                                     f"{display.result_text(first['winner'], first['reason'])}")
+        board.show_game_board(first["game"], first["moves"] or 0, size=380,
+                              caption=f"Game {first['game']}, final position: "
+                                      f"{display.result_text(first['winner'], first['reason'])}")
     with right:
         games_table(games, key=f"games-{key}", ply=False)
 
