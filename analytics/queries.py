@@ -90,7 +90,8 @@ game_summary = sa.Table("game_summary", metadata, sa.Column("game", sa.Integer),
                         sa.Column("path", sa.String))
 
 #: The labels of the games the store shows (the ``labels`` view), in memory like
-#: ``game_summary``: the statistics read them on every query.
+#: ``game_summary`` but built on the first query that reads it (``fetch(..., labels=True)``):
+#: the statistics read them on every query.
 label_summary = sa.Table("label_summary", metadata,
                          *(sa.Column(c.name, c.type) for c in _TABLES["labels"].c
                            if c.name != "batch"))
@@ -119,6 +120,7 @@ class _Handle(NamedTuple):
     stamp: object
     engine: sa.Engine
     database: duckdb.DuckDBPyConnection
+    summaries: set  # the in-memory tables built on first use (``label_summary``)
 
 
 _LOCK = threading.Lock()
@@ -165,7 +167,7 @@ def _handle(store: Store) -> _Handle:
                 if attempt == 2 or _stamp(store) == stamp:
                     raise
                 continue  # a commit or compaction removed files while we read them
-            _remember(_ENGINES, store.root, _Handle(stamp, built, database))
+            _remember(_ENGINES, store.root, _Handle(stamp, built, database, set()))
         if handle is not None:
             handle.engine.dispose()  # connections in use finish their query first
         return _ENGINES[store.root]
@@ -179,17 +181,30 @@ def _build(store: Store) -> tuple:
     built = sa.create_engine("duckdb://", creator=lambda: ConnectionWrapper(database.cursor()),
                              poolclass=QueuePool, pool_size=4, max_overflow=16)
     database.execute(_summary_statement(built.dialect))
-    database.execute(_label_statement(built.dialect))
     return built, database
 
 
-def fetch(store, statement, parameters=None) -> list:
-    """Run a statement; once more on a fresh engine if the store changed under it (a
-    compaction deletes the batch files that the old views read)."""
+def _with_labels(handle: _Handle) -> None:
+    """Build ``label_summary`` in the handle's database, once: only the statistics read it, so
+    a search or an explorer query does not pay for it."""
+    if label_summary.name in handle.summaries:
+        return
+    with _LOCK:
+        if label_summary.name not in handle.summaries:
+            handle.database.cursor().execute(_label_statement(handle.engine.dialect))
+            handle.summaries.add(label_summary.name)
+
+
+def fetch(store, statement, parameters=None, labels: bool = False) -> list:
+    """Run a statement (``labels``: one that reads ``label_summary``); once more on a fresh
+    engine if the store changed under it (a compaction deletes the batch files that the old
+    views read)."""
     store = as_store(store)
     for attempt in (0, 1):
         handle = _handle(store)
         try:
+            if labels:
+                _with_labels(handle)
             with handle.engine.connect() as connection:
                 result = connection.execute(statement, parameters or {})
                 names = list(result.keys())
@@ -472,7 +487,7 @@ def _sql_database(store: Store) -> duckdb.DuckDBPyConnection:
         database.execute("SET allowed_paths = $1", [files])
         database.execute("SET enable_external_access = false")
         database.execute("SET lock_configuration = true")
-        _remember(_SQL_DATABASES, store.root, _Handle(stamp, None, database))
+        _remember(_SQL_DATABASES, store.root, _Handle(stamp, None, database, set()))
         return database
 
 

@@ -28,12 +28,14 @@ among the games but not in the score. Each score comes with a 95% Wilson score i
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Optional
 
 import sqlalchemy as sa
 
 from analytics import queries
+from analytics.classify import definitions_version
 from analytics.queries import as_store, fetch, game_filters, game_summary, label_summary
 
 __all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_lengths", "games",
@@ -41,6 +43,8 @@ __all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_
            "players", "player_summary", "head_to_head", "finding_counts", "findings", "wilson"]
 
 G, L = game_summary.c, label_summary.c
+#: ``fetch`` for the statements that read ``label_summary`` (built on first use)
+_labelled_fetch = functools.partial(fetch, labels=True)
 _SIDES = ("black", "white")
 _KINDS = ("castle", "opening")
 
@@ -61,20 +65,25 @@ def wilson(points: float, n: int, z: float = 1.96) -> tuple:
     centre = p + z * z / (2 * n)
     spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     scale = 1 + z * z / n
-    return round(max(0.0, (centre - spread) / scale), 4), round(min(1.0, (centre + spread) / scale), 4)
+    low, high = (centre - spread) / scale, (centre + spread) / scale
+    return round(max(0.0, low), 4), round(min(1.0, high), 4)
 
 
 def _score(wins: int, losses: int, draws: int) -> dict:
     """``score`` (None without a decided game) and its interval."""
     n = wins + losses + draws
     low, high = wilson(wins + draws / 2, n)
-    return {"score": round((wins + draws / 2) / n, 4) if n else None, "ci_low": low, "ci_high": high}
+    score = round((wins + draws / 2) / n, 4) if n else None
+    return {"score": score, "ci_low": low, "ci_high": high}
 
 
-def _result_columns(winner=G.winner) -> list:
-    """``black_wins``, ``white_wins``, ``draws`` counted over the rows of a statement."""
-    return [sa.func.count().filter(winner == sa.literal(value)).label(name)
-            for value, name in (("black", "black_wins"), ("white", "white_wins"), ("draw", "draws"))]
+_RESULTS = (("black", "black_wins"), ("white", "white_wins"), ("draw", "draws"))
+
+
+def _result_columns() -> list:
+    """``black_wins``, ``white_wins``, ``draws`` counted over the games of a statement."""
+    return [sa.func.count().filter(G.winner == sa.literal(value)).label(name)
+            for value, name in _RESULTS]
 
 
 def _black_score(row: dict) -> dict:
@@ -83,7 +92,7 @@ def _black_score(row: dict) -> dict:
             "ci_high": score["ci_high"]}
 
 
-# ----- checking arguments --------------------------------------------------------------------------
+# ----- checking arguments ------------------------------------------------------------------------
 
 
 def _choice(value, name: str, choices: tuple):
@@ -112,7 +121,7 @@ def _iso_dates(rows: list, *columns) -> list:
     return rows
 
 
-# ----- the store at a glance -----------------------------------------------------------------------
+# ----- the store at a glance ---------------------------------------------------------------------
 
 
 def overview(store) -> dict:
@@ -120,8 +129,6 @@ def overview(store) -> dict:
     ``events``, ``date_from``/``date_to``, ``files``, ``valid_games``, ``findings_by_severity``,
     ``results`` (games by winner: black, white, draw, none), ``labels_version`` and
     ``labels_current`` (False when the definitions changed since: run ``kifudb relabel``)."""
-    from analytics.classify import definitions_version
-
     store = as_store(store)
     names = sa.union(sa.select(G.black.label("name")), sa.select(G.white.label("name"))).subquery()
     size = fetch(store, sa.select(
@@ -146,7 +153,7 @@ def overview(store) -> dict:
     return _iso_dates([size], "date_from", "date_to")[0]
 
 
-# ----- results ---------------------------------------------------------------------------------------
+# ----- results -----------------------------------------------------------------------------------
 
 
 def results(store, **filters) -> dict:
@@ -239,11 +246,12 @@ def label_frequencies(store, kind: str = "castle", by_year: bool = False, min_ga
         totals_query = (sa.select(year, sa.func.count().label("games"))
                         .where(G.date.is_not(None), *game_filters(**filters)).group_by(year))
     count = sa.func.count(sa.distinct(L.game)).label("games")
-    rows = fetch(store, sa.select(*groups, count).join_from(label_summary, game_summary,
-                                                              G.game == L.game)
+    statement = (sa.select(*groups, count)
+                 .join_from(label_summary, game_summary, G.game == L.game)
                  .where(*conditions).group_by(*groups)
                  .having(count >= sa.bindparam("min_games", _at_least(min_games, "min_games", 1)))
                  .order_by(*(groups[:1] if by_year else []), sa.desc("games"), L.side, L.label))
+    rows = _labelled_fetch(store, statement)
     if by_year:
         totals = {int(r["year"]): r["games"] for r in fetch(store, totals_query)}
     else:
@@ -263,7 +271,7 @@ def win_rates(store, kind: str = "castle", min_games: int = 1, primary_only: boo
     opponent = sa.case((L.side == sa.literal("black"), sa.literal("white")),
                        else_=sa.literal("black"))
     count = sa.func.count().label("games")
-    rows = fetch(store, sa.select(
+    rows = _labelled_fetch(store, sa.select(
         L.side, L.label, count,
         sa.func.count().filter(G.winner == L.side).label("wins"),
         sa.func.count().filter(G.winner == opponent).label("losses"),
@@ -296,7 +304,7 @@ def pairings(store, kind: str = "castle", against: Optional[str] = None, min_gam
                  .group_by(black.c.label, white.c.label)
                  .having(count >= sa.bindparam("min_games", _at_least(min_games, "min_games", 1)))
                  .order_by(sa.desc("games"), black.c.label, white.c.label))
-    return [_black_score(r) for r in fetch(store, statement)]
+    return [_black_score(r) for r in _labelled_fetch(store, statement)]
 
 
 def label_games(store, label: str, side: Optional[str] = None, limit: int = 20,
@@ -311,7 +319,7 @@ def label_games(store, label: str, side: Optional[str] = None, limit: int = 20,
                  .join_from(label_summary, game_summary, G.game == L.game).where(*conditions)
                  .order_by(G.date.desc().nulls_last(), L.game, L.side)
                  .limit(sa.bindparam("limit", _at_least(limit, "limit", 1))))
-    return _iso_dates(fetch(store, statement), "date")
+    return _iso_dates(_labelled_fetch(store, statement), "date")
 
 
 def game_labels(store, game: int) -> list:
@@ -319,12 +327,12 @@ def game_labels(store, game: int) -> list:
     in the order they were reached."""
     if isinstance(game, bool) or not isinstance(game, int):
         raise ValueError(f"a game id is an integer, not {game!r}")
-    return fetch(store, sa.select(L.side, L.kind, L.label, L.ply, L.primary)
+    return _labelled_fetch(store, sa.select(L.side, L.kind, L.label, L.ply, L.primary)
                  .where(L.game == sa.bindparam("game", game))
                  .order_by(L.ply, L.side, L.kind, L.label))
 
 
-# ----- players ---------------------------------------------------------------------------------------
+# ----- players -----------------------------------------------------------------------------------
 
 
 def _player_sides(filters: dict):
@@ -384,7 +392,7 @@ def player_summary(store, player: str, **filters) -> Optional[dict]:
                     .where(mine, L.kind == sa.literal(kind), L.primary)
                     .group_by(L.label).order_by(sa.desc("games"), L.label))
         summary[f"{kind}s"] = [{**r, **_score(r["wins"], r["losses"], r["draws"])}
-                               for r in fetch(store, labelled)]
+                               for r in _labelled_fetch(store, labelled)]
     opponents = (sa.select(seat.c.opponent, *_seat_results(seat))
                  .where(mine, seat.c.opponent.is_not(None)).group_by(seat.c.opponent)
                  .order_by(sa.desc("games"), seat.c.opponent))

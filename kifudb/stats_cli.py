@@ -21,25 +21,18 @@ from pathlib import Path
 import click
 
 from analytics import stats as store_stats
-from kifudb.store_cli import _echo_json, _guard, _open_store, _store_option, _table
+from kifudb.store_cli import (_echo_json, _guard, _open_store, _store_option, _table,
+                              game_filter_options)
 
 __all__ = ["stats", "relabel"]
 
 
 def _filter_options(command):
-    options = [
-        click.option("--player", help="A part of either player's name."),
-        click.option("--from", "date_from", help="Games on or after this date (YYYY-MM-DD)."),
-        click.option("--to", "date_to", help="Games on or before this date (YYYY-MM-DD)."),
-        click.option("--event", help="A part of the event's name."),
-        click.option("--handicap", help="The handicap exactly (平手, 香落ち …)."),
-        click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
-                     show_default=True),
-        _store_option,
-    ]
-    for option in reversed(options):
-        command = option(command)
-    return command
+    """The game filters, ``--format`` and ``--store``."""
+    command = _store_option(command)
+    command = click.option("--format", "output", type=click.Choice(["text", "json"]),
+                           default="text", show_default=True)(command)
+    return game_filter_options(command)
 
 
 def _filters(kwargs: dict) -> dict:

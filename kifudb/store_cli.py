@@ -42,6 +42,23 @@ def _store_option(command):
                         help="Store folder.")(command)
 
 
+def game_filter_options(command):
+    """--player, --from, --to, --event, --handicap: the games a question looks at (the
+    explorer's and the statistics' filters, ``analytics.queries.game_filters``)."""
+    options = [
+        click.option("--player", help="Black or White contains this (case-insensitive)."),
+        click.option("--from", "date_from", metavar="YYYY-MM-DD",
+                     help="Games on or after this date."),
+        click.option("--to", "date_to", metavar="YYYY-MM-DD",
+                     help="Games on or before this date."),
+        click.option("--event", help="The event contains this (case-insensitive)."),
+        click.option("--handicap", help="The handicap exactly, e.g. 平手 or 香落ち."),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
 def _position_options(command):
     options = [
         click.option("--sfen", help="The position as an SFEN ('startpos' works)."),
@@ -243,11 +260,7 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
 
 @click.command()
 @_position_options
-@click.option("--player", help="Black or White contains this (case-insensitive).")
-@click.option("--from", "date_from", metavar="YYYY-MM-DD", help="Games on or after this date.")
-@click.option("--to", "date_to", metavar="YYYY-MM-DD", help="Games on or before this date.")
-@click.option("--event", help="The event contains this (case-insensitive).")
-@click.option("--handicap", help="The handicap exactly, e.g. 平手 or 香落ち.")
+@game_filter_options
 @click.option("--min-count", type=click.IntRange(min=1), default=1, show_default=True,
               help="Leave out moves played in fewer games.")
 @click.option("--format", "output", type=_FORMATS, default="text", show_default=True)
