@@ -20,11 +20,18 @@ from pathlib import Path
 
 import click
 
-from analytics import stats as store_stats
 from kifudb.store_cli import (_echo_json, _guard, _open_store, _store_option, _table,
                               game_filter_options)
 
 __all__ = ["stats", "relabel"]
+
+
+def _stats():
+    """``analytics.stats``, imported when a command runs (it loads DuckDB and SQLAlchemy,
+    which the other kifudb commands do not need)."""
+    from analytics import stats
+
+    return stats
 
 
 def _filter_options(command):
@@ -71,7 +78,7 @@ def stats() -> None:
 @_guard
 def overview(store_dir: Path, output: str) -> None:
     """The size of the store and what it holds."""
-    data = store_stats.overview(_open_store(store_dir))
+    data = _stats().overview(_open_store(store_dir))
     if output == "json":
         _echo_json(data)
         return
@@ -96,22 +103,22 @@ def results(store_dir: Path, output: str, by: str, bucket: int, **kwargs) -> Non
     """Black's score and the results: in total, by year, by reason, or game lengths."""
     store, filters = _open_store(store_dir), _filters(kwargs)
     if by == "total":
-        row = store_stats.results(store, **filters)
+        row = _stats().results(store, **filters)
         _show(output, row, ["games", "black", "white", "draw", "other", "Black's score", "95% CI"],
               [[row["games"], row["black_wins"], row["white_wins"], row["draws"], row["other"],
                 _percent(row["black_score"]), _interval(row)]], right={0, 1, 2, 3, 4})
     elif by == "year":
-        data = store_stats.results_by_year(store, **filters)
+        data = _stats().results_by_year(store, **filters)
         _show(output, data, ["year", "games", "black", "white", "draw", "Black's score", "95% CI"],
               [[r["year"], r["games"], r["black_wins"], r["white_wins"], r["draws"],
                 _percent(r["black_score"]), _interval(r)] for r in data], right={1, 2, 3, 4})
     elif by == "reason":
-        data = store_stats.results_by_reason(store, **filters)
+        data = _stats().results_by_reason(store, **filters)
         _show(output, data, ["reason", "games", "black", "white", "draw"],
               [[r["reason"], r["games"], r["black_wins"], r["white_wins"], r["draws"]]
                for r in data], right={1, 2, 3, 4})
     else:
-        data = store_stats.game_lengths(store, bucket=bucket, **filters)
+        data = _stats().game_lengths(store, bucket=bucket, **filters)
         _show(output, data, ["moves", "games"],
               [[f"{r['moves_from']}–{r['moves_to']}", r["games"]] for r in data], right={1})
 
@@ -142,7 +149,7 @@ def _label_options(command):
 def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only: bool,
            min_games: int, **kwargs) -> None:
     """How often each side reached each castle or opening."""
-    data = store_stats.label_frequencies(_open_store(store_dir), kind, by_year=by_year,
+    data = _stats().label_frequencies(_open_store(store_dir), kind, by_year=by_year,
                                         min_games=min_games, primary_only=primary_only,
                                         **_filters(kwargs))
     headers = ["year"] * by_year + ["side", kind, "games", "share"]
@@ -159,7 +166,7 @@ def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only:
 def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_games: int,
              **kwargs) -> None:
     """How each castle or opening scores for the side that played it."""
-    data = store_stats.win_rates(_open_store(store_dir), kind, min_games=min_games,
+    data = _stats().win_rates(_open_store(store_dir), kind, min_games=min_games,
                                 primary_only=primary_only, **_filters(kwargs))
     _show(output, data, ["side", kind, "games", "won", "lost", "drawn", "score", "95% CI"],
           [[r["side"], r["label"], r["games"], r["wins"], r["losses"], r["draws"],
@@ -175,7 +182,7 @@ def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_ga
 @_guard
 def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, **kwargs) -> None:
     """Black's main castle or opening against White's, and how Black scores."""
-    data = store_stats.pairings(_open_store(store_dir), kind, against, min_games=min_games,
+    data = _stats().pairings(_open_store(store_dir), kind, against, min_games=min_games,
                                **_filters(kwargs))
     _show(output, data, ["▲ black", "△ white", "games", "black", "white", "draw",
                          "Black's score", "95% CI"],
@@ -191,7 +198,7 @@ def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, *
 @_guard
 def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) -> None:
     """The players with the most games, and their scores."""
-    data = store_stats.players(_open_store(store_dir), min_games=min_games, limit=limit,
+    data = _stats().players(_open_store(store_dir), min_games=min_games, limit=limit,
                               **_filters(kwargs))
     _show(output, data, ["player", "games", "won", "lost", "drawn", "score", "95% CI"],
           [[r["player"], r["games"], r["wins"], r["losses"], r["draws"], _percent(r["score"]),
@@ -207,7 +214,7 @@ def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
     """One player: score as Black and White, favourite castles and openings, opponents."""
     store, filters = _open_store(store_dir), _filters(kwargs)
     if against is not None:
-        data = store_stats.head_to_head(store, name, against, **filters)
+        data = _stats().head_to_head(store, name, against, **filters)
         _show(output, data, ["game", "date", "side", "result", "reason", "moves"],
               [[g["game"], g["date"], g["side"], g["winner"], g["reason"], g["moves"]]
                for g in data["games"]])
@@ -215,7 +222,7 @@ def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
             click.echo(f"{name} against {against}: {data['wins']} won, {data['losses']} lost, "
                        f"{data['draws']} drawn; score {_percent(data['score'])}")
         return
-    data = store_stats.player_summary(store, name, **filters)
+    data = _stats().player_summary(store, name, **filters)
     if data is None:
         raise click.ClickException(f"no game in scope has a player named {name!r} "
                                    f"(names are matched exactly; see 'kifudb stats players')")
