@@ -2,8 +2,9 @@
 
 Each game becomes a plain dict (``path``, ``index``, and for ``black`` and ``white`` the lists
 ``castles`` and ``openings`` of ``{"name", "ply"}`` with ``primary_castle`` and
-``primary_opening``); a file that gives no game becomes one dict with ``index`` None and an
-``error``::
+``primary_opening``; a game whose main line stops at an illegal move is labelled up to it and
+says where it stopped in ``stopped``); a file that gives no game becomes one dict with
+``index`` None and an ``error``::
 
     >>> rows = classify_file("data/samples/games.usi")
     >>> rows[0]["index"], sorted(rows[0]["black"])
@@ -18,6 +19,7 @@ import click
 
 from analytics.classify import GameLabels, classify_game, definitions_version
 from ingest.read import read_path, record_files
+from ingest.record import ERROR
 from ingest.validate import validate_record
 
 SIDE_MARKS = {"black": "▲", "white": "△"}
@@ -40,9 +42,22 @@ def classify_file(path: str) -> list:
             rows.append({"path": read.path, "index": record.index,
                          "error": f"{type(error).__name__}: {error}"})
             continue
-        rows.append({"path": read.path, "index": record.index, "moves": len(moves),
-                     "handicap": game.headers.get("handicap"), **labels.as_dict()})
+        row = {"path": read.path, "index": record.index, "moves": len(moves),
+               "handicap": game.headers.get("handicap"), **labels.as_dict()}
+        if game.first_illegal_ply is not None:  # labels cover the moves before it only
+            row["stopped"] = _stop(game)
+        rows.append(row)
     return rows
+
+
+def _stop(game) -> dict:
+    """Where and why the main line's replay stopped: ``ply``, ``line``, ``text``, ``code``,
+    ``message`` of its error finding."""
+    finding = next((f for f in game.findings
+                    if f.severity == ERROR and f.ply == game.first_illegal_ply), None)
+    return {"ply": game.first_illegal_ply, "line": finding.line if finding else None,
+            "text": finding.text if finding else None, "code": game.illegal_code,
+            "message": finding.message if finding else None}
 
 
 def render_text(rows: list) -> str:
@@ -56,7 +71,11 @@ def render_text(rows: list) -> str:
         if "error" in row:
             lines.append(f"{head}: error: {row['error']}")
             continue
-        lines.append(f"{head} ({row['moves']} moves)")
+        stop = row.get("stopped")
+        lines.append(f"{head} ({row['moves']} moves)" if stop is None else
+                     f"{head} ({row['moves']} moves; the replay stopped at ply {stop['ply']}"
+                     f"{', line ' + str(stop['line']) if stop['line'] else ''} "
+                     f"«{stop['text']}»: {stop['code']}: {stop['message']})")
         for side in ("black", "white"):
             labels = row[side]
             for kind, key, primary in (("castles", "castles", labels["primary_castle"]),

@@ -535,3 +535,16 @@ def test_cli_json_and_text(tmp_path):
     assert "△ openings: 振り飛車 (6), 対抗形 (6), *四間飛車 (6)" in result.output
     assert "missing.kif: cannot read" in result.output
     assert run("--format", "xml", FIXTURES).exit_code == 2
+
+
+def test_cli_says_where_a_main_line_stopped():
+    # a real record whose third move is illegal: labels cover the two moves before it
+    illegal = "tests/fixtures/records/kifu-for-js/_history/examples/illegal_move.kif"
+    [row] = [json.loads(line) for line in run(illegal, "--format", "jsonl").output.splitlines()]
+    assert row["moves"] == 2
+    assert row["stopped"] == {"ply": 3, "line": 11, "text": "２一角成(88)", "code": "bad_geometry",
+                              "message": "the bishop on 8h cannot move to 2a"}
+    text = run(illegal).output
+    assert "(2 moves; the replay stopped at ply 3, line 11 «２一角成(88)»: bad_geometry:" in text
+    assert "stopped" not in json.loads(run(FIXTURES / "kifu20023.csa", "--format",
+                                           "json").output)["games"][0]
