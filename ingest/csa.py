@@ -520,14 +520,28 @@ def _read(text: str, source: str, encoding: str) -> list:
     games = []
     carried: dict = {}
     game = None
+    moves = None  # the moves of the game, once its start is settled and while no ending came
+    pairs, codes = _SQUARE_PAIRS, _PIECE_CODES
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line:
             continue
+        # the hot path: a plain move line (+7776FU) or time line (T12) in the moves of a game
+        if moves is not None:
+            c = line[0]
+            if (c == "+" or c == "-") and len(line) == 7 and line[1:5] in pairs \
+                    and line[5:] in codes:
+                move = game.timed = MoveRecord(line, number, "csa")
+                moves.append(move)
+                continue
+            if c == "T" and line[1:].isdigit() and line.isascii() and game.timed is not None \
+                    and game.timed.seconds is None:
+                game.timed.seconds = int(line[1:])
+                continue
         if line == "/":
             if game is not None:
                 games.append(game.finish(carried))
-                game = None
+                game = moves = None
             continue
         if game is None:
             game = _Game(source, len(games), encoding, number)
@@ -540,6 +554,8 @@ def _read(text: str, source: str, encoding: str) -> list:
                     game.statement(part, number)
         else:
             game.statement(line, number)
+        record = game.record
+        moves = record.moves if game.settled and record.ending is None else None
     if game is not None:
         games.append(game.finish(carried))
     if not games:
@@ -588,4 +604,6 @@ def looks_like_csa(text: str) -> bool:
                 c == "V" and s[1:2].isdigit()):
             known += 1
             strong = True
+        if strong and known >= 20:  # at most 40 statements: the answer cannot change
+            return True
     return strong and statements > 0 and known * 2 >= statements

@@ -179,6 +179,12 @@ def looks_like_csa1(text: str) -> bool:
     """
     if not isinstance(text, str):
         return False
-    lines = [line.strip() for line in text[:65536].lstrip("\ufeff").split("\n", 80) if line.strip()]
+    lines = []
+    for line in text[:65536].lstrip("\ufeff").split("\n", 80):
+        line = line.strip()
+        if line:
+            lines.append(line)
+            if len(lines) == 2:
+                break
     return (len(lines) >= 2 and _is_header(lines[0]) and len(lines[0].split()) >= 8
             and _is_move_line(lines[1]))

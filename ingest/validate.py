@@ -36,21 +36,13 @@ from ingest.record import ERROR, WARNING, INFO, Finding, GameRecord
 from ingest.result import settle
 
 
-def _read_usi(position, text, previous_to):
+def _read_usi(position, text):
     return Move.from_usi(text)
 
 
-def _read_csa(position, text, previous_to):
-    return parse_csa_move(position, text)
-
-
-def _read_jkf(position, text, previous_to):
-    return parse_jkf_move(position, text)
-
-
-#: notation -> reader(position, text, previous_to) -> Move
-READERS = {"usi": _read_usi, "csa": _read_csa, "kif": parse_kif_move, "ki2": parse_ki2_move,
-           "jkf": _read_jkf}
+#: notation -> reader(position, text) -> Move (KIF and KI2 read 同 from the position's last move)
+READERS = {"usi": _read_usi, "csa": parse_csa_move, "kif": parse_kif_move, "ki2": parse_ki2_move,
+           "jkf": parse_jkf_move}
 
 
 @dataclass
@@ -117,11 +109,10 @@ def replay_line(start, moves, first_ply: int = 1, prefix=()) -> LineReplay:
     play = game.play
     for i, record in enumerate(moves):
         reader = READERS.get(record.notation)
-        last = position.last_move
         try:
             if reader is None:
                 raise ValueError(f"no reader for notation {record.notation!r}")
-            move = reader(position, record.text, last.to_square if last else None)
+            move = reader(position, record.text)
         except ValueError as error:  # NotationError, bad USI, bad JSON are all ValueErrors
             code = getattr(error, "code", "unparsable_move")
             message = getattr(error, "message", None) or str(error)

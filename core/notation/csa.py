@@ -30,7 +30,7 @@ from core.notation.errors import NotationError
 
 _CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
 _DIGITS = "123456789"
-_CACHE: dict = {}  # text -> (colour or None, from square or None, to square, piece type)
+_CACHE: dict = {}  # text -> (colour or None, from square or None, to square, piece type, Move, promoting Move)
 
 
 def _tokens(text: str):
@@ -60,12 +60,20 @@ def _tokens(text: str):
     return colour, _DIGITS.index(core[0]) * 9 + _DIGITS.index(core[1]), to, piece_type
 
 
+def _moves(colour, f, to, piece_type) -> tuple:
+    """The tokens and the ``Move`` they make (a drop, or a board move) and, for a promoted piece
+    type, the promoting board move as well (which one it is depends on the board)."""
+    if f is None:
+        return colour, f, to, piece_type, Move(None, to, False, piece_type), None
+    return colour, f, to, piece_type, Move(f, to, False, None), Move(f, to, True, None)
+
+
 def parse_csa_move(position, text: str) -> Move:
     """The ``Move`` a CSA move text describes in ``position``; raises ``NotationError``."""
     tokens = _CACHE.get(text)
     if tokens is None:
-        tokens = bounded_store(_CACHE, text, _tokens(text))
-    colour, f, to, piece_type = tokens
+        tokens = bounded_store(_CACHE, text, _moves(*_tokens(text)))
+    colour, f, to, piece_type, move, promoting = tokens
     turn = position.turn
     if colour is not None and colour != turn:
         raise NotationError("wrong_turn", f"the move is {COLOUR_NAMES[colour].capitalize()}'s, and "
@@ -74,12 +82,12 @@ def parse_csa_move(position, text: str) -> Move:
         if not position.hands[turn][piece_type]:
             raise NotationError("not_in_hand", f"{COLOUR_NAMES[turn]} has no "
                                 f"{CSA_CODES[piece_type]} in hand", text)
-        return Move(None, to, False, piece_type)
+        return move
     on_board = position.board[f] & 15
     if on_board == piece_type:
-        return Move(f, to, False, None)
+        return move
     if on_board and can_promote(on_board) and on_board + PROMOTE == piece_type:
-        return Move(f, to, True, None)
+        return promoting
     what = CSA_CODES[on_board] if on_board else "nothing"
     raise NotationError("no_piece", f"the move names {CSA_CODES[piece_type]}, but "
                         f"{f // 9 + 1}{f % 9 + 1} holds {what}", text)

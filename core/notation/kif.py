@@ -31,16 +31,23 @@ from typing import Optional
 
 from core.move import Move
 from core.pieces import KANJI, FILE_DIGITS_FULL, RANK_KANJI, square_name
-from core.notation._common import drop_of
+from core.notation._common import bounded_store, drop_of
 from core.position import piece_name
 from core.notation._japanese import tokens, destination, check_mark
 from core.notation.errors import NotationError
+
+#: text -> (from-square, piece type, Move) of a board move whose text names both squares
+_BOARD_MOVES: dict = {}
+
 
 def parse_kif_move(position, text: str, previous_to: Optional[int] = None) -> Move:
     """The ``Move`` a KIF move text describes in ``position``; raises ``NotationError``.
 
     ``previous_to`` is the square 同 refers to (default: the to-square of ``position.last_move``).
     """
+    known = _BOARD_MOVES.get(text)
+    if known is not None and position.board[known[0]] & 15 == known[1]:
+        return known[2]
     tok = tokens(text)
     check_mark(position, tok, text)
     if tok.side or tok.direction:
@@ -58,7 +65,10 @@ def parse_kif_move(position, text: str, previous_to: Optional[int] = None) -> Mo
         what = f"a {piece_name(on_board)}" if on_board else "nothing"
         raise NotationError("no_piece", f"the move names a {piece_name(tok.piece_type)}, but "
                             f"{square_name(f)} holds {what}", text)
-    return Move(f, to, tok.action == "成", None)
+    move = Move(f, to, tok.action == "成", None)
+    if tok.to is not None and tok.mark is None:  # the text alone makes the move
+        bounded_store(_BOARD_MOVES, text, (f, tok.piece_type, move))
+    return move
 
 
 def kif_move(position, move: Move, previous_to: Optional[int] = None) -> str:
