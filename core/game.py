@@ -89,12 +89,11 @@ class Game:
         reason = position.check(move, piece_type)
         if reason is not None:
             return reason
-        position.push(move)
+        self.checks.append(position.push_and_check(move))
         moves = self.moves
         moves.append(move)
         key = position.key()
         self.keys.append(key)
-        self.checks.append(position.is_check())
         ply = len(moves)
         seen = self._seen.get(key)
         if seen is None:

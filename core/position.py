@@ -34,6 +34,7 @@ from core.tables import (STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE,
 
 STARTING_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
+_BOARD_KEYS, _HAND_KEYS, _WHITE_KEY = _key.BOARD, _key.HAND, _key.WHITE_TO_MOVE  # for push
 _UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
 _NAMES = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king",
           "tokin", "promoted lance", "promoted knight", "promoted silver", "horse", "dragon")
@@ -453,7 +454,8 @@ class Position:
         if ksq is not None:
             if t == KING:
                 ksq = to
-            elif not self.is_check() and not self._shields_king(f, ksq):
+            elif not (self.is_check() if self._in_check is None else self._in_check) and (
+                    PIN_RAY[ksq][f] is None or not self._shields_king(f, ksq)):
                 return None  # not in check, and the piece shields the king from nothing
             if self._exposes_king(f, to, code, ksq):
                 return IllegalMove("leaves_king_in_check", f"after {square_name(f)}-"
@@ -461,8 +463,10 @@ class Position:
         return None
 
     def _shields_king(self, f: int, ksq: int) -> bool:
-        """Could moving the piece on ``f`` open a line from an enemy slider to the king on
-        ``ksq``? (Nothing between king and piece, and an enemy slider first beyond it.)"""
+        """Does ``f`` alone stand between the king on ``ksq`` and a slider of the side not to
+        move? (Nothing between king and ``f``, and such a slider first beyond it.) Before a move:
+        could moving the piece on ``f`` expose the mover's king; after it: did emptying ``f``
+        uncover a check."""
         pin = PIN_RAY[ksq][f]
         if pin is None:
             return False
@@ -614,34 +618,61 @@ class Position:
             code = t + 16 * c
             hand = self.hands[c]
             n = hand[t]
-            hand_keys = _key.HAND[c][t]
-            k ^= hand_keys[n] ^ hand_keys[n - 1] ^ _key.BOARD[code][to]
+            hand_keys = _HAND_KEYS[c][t]
+            k ^= hand_keys[n] ^ hand_keys[n - 1] ^ _BOARD_KEYS[code][to]
             hand[t] = n - 1
             b[to] = code
             captured = 0
         else:
             code = b[f]
             captured = b[to]
-            k ^= _key.BOARD[code][f]
+            k ^= _BOARD_KEYS[code][f]
             if captured:
                 t = _UNPROMOTED[captured & 15]
                 hand = self.hands[c]
                 n = hand[t]
-                hand_keys = _key.HAND[c][t]
-                k ^= _key.BOARD[captured][to] ^ hand_keys[n] ^ hand_keys[n + 1]
+                hand_keys = _HAND_KEYS[c][t]
+                k ^= _BOARD_KEYS[captured][to] ^ hand_keys[n] ^ hand_keys[n + 1]
                 hand[t] = n + 1
             if move.promotion:
                 code += PROMOTE
-            k ^= _key.BOARD[code][to]
+            k ^= _BOARD_KEYS[code][to]
             b[to] = code
             b[f] = 0
             if code & 15 == KING:
                 self.king_squares[c] = to
         self._stack.append((move, captured, self._key, self._in_check))
-        self._key = k ^ _key.WHITE_TO_MOVE
+        self._key = k ^ _WHITE_KEY
         self.turn = c ^ 1
         self.move_number += 1
         self._in_check = None
+
+    def push_and_check(self, move: Move) -> bool:
+        """``push`` the move and return whether it gives check, found from the move alone: the
+        moved or dropped piece attacks the king, or it uncovered a slider's line to the king.
+
+        >>> position = Position.from_sfen("4k4/9/9/9/9/9/9/4R4/4K4 b G 1")
+        >>> position.push_and_check(Move.from_usi("G*5b")), position.is_check()
+        (True, True)
+        """
+        self.push(move)
+        b = self.board
+        ksq = self.king_squares[self.turn]
+        check = False
+        if ksq is not None:
+            to = move.to_square
+            between = REACH[b[to]][to].get(ksq)
+            if between is not None:
+                check = True
+                for s in between:
+                    if b[s]:
+                        check = False
+                        break
+            f = move.from_square
+            if not check and f is not None:
+                check = self._shields_king(f, ksq)  # f is empty now: is the line open?
+        self._in_check = check
+        return check
 
     def pop(self) -> Move:
         """Take back the last move played and return it."""

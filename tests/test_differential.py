@@ -1,9 +1,10 @@
 """Differential tests: our engine against cshogi, an independent engine, on real and random games.
 
 For every position of every real game in ``tests/fixtures/usi`` and of seeded random playouts, the
-set of legal moves, check and checkmate must agree; on a share of the positions every
-geometrically possible move (and every drop) is put to ``Position.check`` one by one, which must
-accept exactly cshogi's legal moves. cshogi is a dev-only dependency.
+set of legal moves, check (also as ``push_and_check`` finds it from the move alone) and checkmate
+must agree; on a share of the positions every geometrically possible move (and every drop) is put
+to ``Position.check`` one by one, which must accept exactly cshogi's legal moves. cshogi is a
+dev-only dependency.
 """
 
 import random
@@ -53,8 +54,9 @@ def replay_both(start_sfen, moves, every=4):
     for ply, usi in enumerate(moves):
         legal = assert_same(position, board, single_moves=ply % every == 0)
         assert usi in legal, (position.sfen(), usi)
-        position.push(Move.from_usi(usi))
+        gives_check = position.push_and_check(Move.from_usi(usi))
         board.push_usi(usi)
+        assert gives_check == bool(board.is_check()), (position.sfen(), usi)
         assert position.key() == Position.from_sfen(position.sfen()).key()
     assert_same(position, board, single_moves=True)
     return len(moves)
@@ -101,7 +103,8 @@ def test_seeded_random_playouts_agree_with_cshogi(start):
                 break
             # prefer checks now and then, to reach mates and pawn-drop mates
             usi = rng.choice(legal)
-            position.push(Move.from_usi(usi))
+            gives_check = position.push_and_check(Move.from_usi(usi))
             board.push_usi(usi)
+            assert gives_check == bool(board.is_check()), (position.sfen(), usi)
             played += 1
     assert played > 1000
