@@ -72,6 +72,19 @@ class SfenError(ValueError):
     """Raised for SFEN text that does not describe a position."""
 
 
+#: piece code -> its SFEN letters ("1" for an empty square); the squares in SFEN's order
+_SFEN_TOKENS = ["1"] + [""] * 31
+for _code in range(1, 32):
+    if _code & 15 and _code & 15 < 15:
+        _t = _code & 15
+        _letter = USI_LETTERS[_UNPROMOTED[_t]]
+        _letter = _letter if _code < 16 else _letter.lower()
+        _SFEN_TOKENS[_code] = "+" + _letter if _t > KING else _letter
+_SFEN_ORDER = tuple(file * 9 + rank for rank in range(9) for file in range(8, -1, -1))
+_EMPTY_RUNS = ["1" * n for n in range(10)]
+_DIGITS = [str(n) for n in range(10)]
+
+
 def sfen_of(board, hands, turn: int, move_number: int = 1) -> str:
     """The SFEN of 81 piece codes, the two hands (counts by piece type) and the side to move —
     for readers that build a position square by square.
@@ -79,23 +92,10 @@ def sfen_of(board, hands, turn: int, move_number: int = 1) -> str:
     >>> sfen_of([0] * 80 + [8], [[0, 2] + [0] * 6, [0] * 8], 0)
     '9/9/9/9/9/9/9/9/K8 b 2P 1'
     """
-    rows = []
-    for rank in range(9):
-        row, empty = [], 0
-        for file in range(8, -1, -1):
-            code = board[file * 9 + rank]
-            if not code:
-                empty += 1
-                continue
-            if empty:
-                row.append(str(empty))
-                empty = 0
-            t = code & 15
-            letter = USI_LETTERS[_UNPROMOTED[t]]
-            row.append(("+" if t > KING else "") + (letter if code < 16 else letter.lower()))
-        if empty:
-            row.append(str(empty))
-        rows.append("".join(row))
+    tokens = [_SFEN_TOKENS[board[s]] for s in _SFEN_ORDER]
+    text = "/".join(["".join(tokens[i:i + 9]) for i in range(0, 81, 9)])
+    for n in range(9, 1, -1):  # runs of empty squares (each "1" here) become their count
+        text = text.replace(_EMPTY_RUNS[n], _DIGITS[n])
     hand = ""
     for colour in (BLACK, WHITE):
         for t in (ROOK, BISHOP, GOLD, 4, KNIGHT, LANCE, PAWN):
@@ -103,7 +103,7 @@ def sfen_of(board, hands, turn: int, move_number: int = 1) -> str:
             if n > 0:
                 letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()
                 hand += (str(n) if n > 1 else "") + letter
-    return f"{'/'.join(rows)} {'bw'[turn]} {hand or '-'} {move_number}"
+    return f"{text} {'bw'[turn]} {hand or '-'} {move_number}"
 
 
 def piece_name(code: int) -> str:
@@ -395,6 +395,15 @@ class Position:
 
     def has_legal_move(self) -> bool:
         """True if the side to move has at least one legal move (a side without one loses)."""
+        if not self.is_check():  # usually a one-step move of the first pieces will do
+            b = self.board
+            c = self.turn
+            for f, code in enumerate(b):
+                if code and code >> 4 == c:
+                    for to in STEPS[code][f]:
+                        if self.check(Move(f, to, False, None)) is None \
+                                or self.check(Move(f, to, True, None)) is None:
+                            return True
         for _ in self._generate_legal():
             return True
         return False

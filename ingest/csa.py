@@ -165,6 +165,47 @@ def _check_sfen(sfen: str) -> Optional[str]:
     return result
 
 
+_ROWS: dict = {}  # the text of a board row after ``Pn`` -> (its piece codes, its problem or None)
+
+
+def _row_cells(text: str) -> tuple:
+    """The piece codes of a ``P1``..``P9`` row's text, file 9 first, and what is wrong with it.
+
+    >>> _row_cells("-KY-KE * -KI-OU * +TO * -KY")
+    ((18, 19, 0, 23, 24, 0, 9, 0, 18), None)
+    """
+    found = _ROWS.get(text)
+    if found is not None:
+        return found
+    cells = []
+    i, n = 0, len(text)
+    problem = None
+    while i < n:
+        c = text[i]
+        if c == " ":
+            i += 1
+        elif c == "*":
+            cells.append(0)
+            i += 1
+        elif c == "+" or c == "-":
+            t = _CODE_TYPES.get(text[i + 1:i + 3])
+            if t is None:
+                problem = problem or f"unknown piece {text[i:i + 3]!r}"
+                cells.append(0)
+            else:
+                cells.append(t + (16 if c == "-" else 0))
+            i += 3
+        else:
+            problem = problem or f"unexpected {c!r} (a cell is ' * ' or a side and piece: +FU)"
+            i += 1
+    if len(cells) != 9:
+        problem = problem or f"{len(cells)} squares instead of 9"
+    if len(_ROWS) > 4096:
+        _ROWS.clear()
+    found = _ROWS[text] = tuple(cells), problem
+    return found
+
+
 class _Game:
     """The state of one game while its lines are read."""
 
@@ -370,30 +411,7 @@ class _Game:
                               f"{self.rows_seen[rank]}); the new row replaces it", line, s)
         self.rows_seen[rank] = line
         board = self.start_board()
-        text = s[2:]
-        cells = []
-        i, n = 0, len(text)
-        problem = None
-        while i < n:
-            c = text[i]
-            if c == " ":
-                i += 1
-            elif c == "*":
-                cells.append(0)
-                i += 1
-            elif c == "+" or c == "-":
-                t = _CODE_TYPES.get(text[i + 1:i + 3])
-                if t is None:
-                    problem = problem or f"unknown piece {text[i:i + 3]!r}"
-                    cells.append(0)
-                else:
-                    cells.append(t + (16 if c == "-" else 0))
-                i += 3
-            else:
-                problem = problem or f"unexpected {c!r} (a cell is ' * ' or a side and piece: +FU)"
-                i += 1
-        if len(cells) != 9:
-            problem = problem or f"{len(cells)} squares instead of 9"
+        cells, problem = _row_cells(s[2:])
         if problem:
             self.bad_position(f"board row P{rank + 1}: {problem}; unreadable squares are left "
                               f"empty", line, s)
@@ -526,14 +544,19 @@ def _read(text: str, source: str, encoding: str) -> list:
         line = raw.strip()
         if not line:
             continue
-        # the hot path: a plain move line (+7776FU) or time line (T12) in the moves of a game
+        # the hot path: a plain move line (+7776FU, +7776FU,T12) or time line (T12) in the
+        # moves of a game
         if moves is not None:
             c = line[0]
-            if (c == "+" or c == "-") and len(line) == 7 and line[1:5] in pairs \
-                    and line[5:] in codes:
-                move = game.timed = MoveRecord(line, number, "csa")
-                moves.append(move)
-                continue
+            if (c == "+" or c == "-") and line[1:5] in pairs and line[5:7] in codes:
+                if len(line) == 7:
+                    move = game.timed = MoveRecord(line, number, "csa")
+                    moves.append(move)
+                    continue
+                if line[7:9] == ",T" and line[9:].isdigit() and line.isascii():
+                    move = game.timed = MoveRecord(line[:7], number, "csa", int(line[9:]))
+                    moves.append(move)
+                    continue
             if c == "T" and line[1:].isdigit() and line.isascii() and game.timed is not None \
                     and game.timed.seconds is None:
                 game.timed.seconds = int(line[1:])

@@ -55,7 +55,14 @@ def normalize_headers(raw: dict) -> dict:
     """The normalized fields of a record's raw headers (missing ones are None)."""
     out = {}
     for name, keys in FIELDS.items():
-        value = next((raw[k].strip() for k in keys if raw.get(k) and raw[k].strip()), None)
+        value = None
+        for key in keys:
+            value = raw.get(key)
+            if value:
+                value = value.strip()
+                if value:
+                    break
+            value = None
         if value is not None and name.endswith("_date"):
             value = parse_date(value)
         out[name] = value

@@ -177,7 +177,7 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     for index, variation in enumerate(record.variations):
         findings += _replay_variation(record, index, variation, lines)
     variations = [(lines[i] or [])[v.start_ply - 1:] for i, v in enumerate(record.variations)]
-    usi = [m.usi() for m in game.moves]
+    usi = list(map(Move.usi, game.moves))
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
                          game.position.sfen(), winner, reason,
