@@ -35,10 +35,10 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from analytics import DEFAULT_STORE
 from analytics.schema import TABLES
 
 FORMAT = 3  # 2: games rows carry their batch; 3: labels
-DEFAULT_STORE = Path(__file__).resolve().parent.parent / "data" / "store"
 
 
 def _quote(text: str) -> str:

@@ -11,8 +11,11 @@ kifudb (the others skip some records or mis-read them; the count left out is pri
 from __future__ import annotations
 
 import csv
+import os
 import shutil
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -130,34 +133,58 @@ def agreed(items):
     return keep
 
 
-def _median_time(function, items, runs: int):
-    function(items)
-    times = []
+def _interleaved_times(contenders, items, runs: int) -> dict:
+    """``{name: (positions, [seconds of each run])}``. The contenders take turns within each
+    run, so that a slow spell of a shared machine falls on all of them, not on one."""
+    for _, function in contenders:  # warm up: imports, caches of parsed move texts
+        function(items)
+    times = {name: [] for name, _ in contenders}
+    counts = {}
     for _ in range(runs):
-        started = time.perf_counter()
-        n = function(items)
-        times.append(time.perf_counter() - started)
-    return n, statistics.median(times)
+        for name, function in contenders:
+            started = time.perf_counter()
+            counts[name] = function(items)
+            times[name].append(time.perf_counter() - started)
+    return {name: (counts[name], times[name]) for name, _ in contenders}
 
 
-def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
+def run_readers(kind: str, runs: int, repeat: int = 5) -> dict:
+    """Print, and return as ``{library: positions per second}``, the throughput of each
+    contender; "vs kifudb" is the median over the runs of the per-run ratio."""
     items = load_corpus(kind)
     kept = agreed(items)
     corpus = kept * repeat
     games = sum(len(read_bytes(d, p).records) for p, d, _, _ in kept)
     print(f"\n## {kind.upper()} files: read + parse + validate + key ({len(kept)} of {len(items)} "
           f"files that every library reads alike, {games} games, each file {repeat}x; median of "
-          f"{runs} runs)")
+          f"{runs} interleaved runs)")
     print(f"{'library':20s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
-    base = None
-    for name, function in CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),):
-        n, seconds = _median_time(function, corpus, runs)
-        rate = n / seconds
-        base = base or rate
-        print(f"{name:20s} {rate:13,.0f} {games * repeat / seconds:9,.0f} {rate / base:9.2f}x")
+    contenders = CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),)
+    timed = _interleaved_times(contenders, corpus, runs)
+    base = timed["kifudb"][1]
+    rates = {}
+    for name, (n, seconds) in timed.items():
+        median = statistics.median(seconds)
+        ratio = statistics.median(b / s for b, s in zip(base, seconds))
+        rates[name] = n / median
+        print(f"{name:20s} {n / median:13,.0f} {games * repeat / median:9,.0f} {ratio:9.2f}x")
+    return rates
+
+
+def _time_command(folder: str, jobs: int) -> float:
+    """Seconds for ``kifudb validate FOLDER --jobs N`` as a user runs it (a fresh process that
+    imports, reads, validates and writes the jsonl report)."""
+    command = [sys.executable, "-m", "kifudb.cli", "validate", folder, "--jobs", str(jobs),
+               "--format", "jsonl", "--output", os.devnull]
+    started = time.perf_counter()
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=ROOT)
+    return time.perf_counter() - started
 
 
 def run_jobs(runs: int = 3, copies: int = 8) -> None:
+    """``--jobs 2`` against one job, twice: ``validate_files`` in this process, and the whole
+    ``kifudb validate`` command in a fresh process; runs interleaved, ratios' medians."""
     files = list(record_files([RECORDS]))
     with tempfile.TemporaryDirectory() as tmp:
         copied = []
@@ -168,15 +195,21 @@ def run_jobs(runs: int = 3, copies: int = 8) -> None:
                 shutil.copyfile(path, target)
                 copied.append(str(target))
         print(f"\n## kifudb validate --jobs: {len(copied)} files ({copies} copies of the fixtures), "
-              f"median of {runs} runs")
-        timings = {}
-        for jobs in (1, 2):
-            times = []
+              f"median of {runs} interleaved runs")
+
+        def in_process(jobs: int) -> float:
+            started = time.perf_counter()
+            for _rows in validate_files(copied, jobs=jobs):
+                pass
+            return time.perf_counter() - started
+
+        for label, measure in (("validate_files", in_process),
+                               ("kifudb validate", lambda jobs: _time_command(tmp, jobs))):
+            times = {1: [], 2: []}
             for _ in range(runs):
-                started = time.perf_counter()
-                for _rows in validate_files(copied, jobs=jobs):
-                    pass
-                times.append(time.perf_counter() - started)
-            timings[jobs] = statistics.median(times)
-            print(f"--jobs {jobs}: {timings[jobs]:6.2f} s  {len(copied) / timings[jobs]:8,.0f} files/s")
-        print(f"speed-up of --jobs 2: {timings[1] / timings[2]:.2f}x")
+                for jobs in (1, 2):
+                    times[jobs].append(measure(jobs))
+            medians = {jobs: statistics.median(times[jobs]) for jobs in (1, 2)}
+            speedup = statistics.median(a / b for a, b in zip(times[1], times[2]))
+            print(f"{label:16s} --jobs 1: {medians[1]:5.2f} s  --jobs 2: {medians[2]:5.2f} s  "
+                  f"({len(copied) / medians[2]:,.0f} files/s)  speed-up {speedup:.2f}x")

@@ -98,8 +98,14 @@ def read_path(path) -> FileRead:
 
 
 def worker_context():
-    """How worker processes start: from a clean forkserver, never by forking this process, which
-    may hold DuckDB's threads (a fork of a multi-threaded process can hang or crash)."""
+    """How worker processes start: forked from this process while it holds no other thread (no
+    DuckDB loaded, one Python thread; the workers then start at once, with the readers loaded),
+    else from a clean forkserver, because a fork of a multi-threaded process can hang or crash."""
+    import sys
+    import threading
+    if "duckdb" not in sys.modules and threading.active_count() == 1 \
+            and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
     # the server imports the readers once; every worker forks from it with them loaded
     context.set_forkserver_preload(["ingest.read", "ingest.validate", "ingest.kif", "ingest.ki2",

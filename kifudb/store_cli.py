@@ -22,10 +22,14 @@ import io
 import json
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from analytics.store import DEFAULT_STORE, Store
+from analytics import DEFAULT_STORE
+
+if TYPE_CHECKING:
+    from analytics.store import Store
 
 __all__ = ["search", "explore", "sql"]
 
@@ -78,6 +82,7 @@ def _position_options(command):
 
 
 def _open_store(store_dir: Path) -> Store:
+    from analytics.store import Store  # DuckDB loads only for the commands that need the store
     store = Store(store_dir)
     if not store.manifest_path.exists():
         raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
