@@ -11,6 +11,7 @@ kifudb (the others skip some records or mis-read them; the count left out is pri
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import statistics
@@ -133,19 +134,41 @@ def agreed(items):
     return keep
 
 
-def _interleaved_times(contenders, items, runs: int) -> dict:
+def _time_in_child(name: str, listing: str, repeat: int) -> tuple:
+    """``(positions, seconds)`` of one contender over the listed files, measured in a fresh
+    process: one pass to warm up, then the median of three. A fresh process per measurement
+    keeps one library's memory and caches from slowing another (rsshogi ran 30% slower in a
+    process where kifudb had run before)."""
+    command = [sys.executable, "-m", "bench.ingest", "time", name, listing, str(repeat)]
+    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    n, seconds = done.stdout.split()
+    return int(n), float(seconds)
+
+
+def _interleaved_times(names, listing: str, repeat: int, runs: int) -> dict:
     """``{name: (positions, [seconds of each run])}``. The contenders take turns within each
     run, so that a slow spell of a shared machine falls on all of them, not on one."""
-    for _, function in contenders:  # warm up: imports, caches of parsed move texts
-        function(items)
-    times = {name: [] for name, _ in contenders}
+    times = {name: [] for name in names}
     counts = {}
     for _ in range(runs):
-        for name, function in contenders:
-            started = time.perf_counter()
-            counts[name] = function(items)
-            times[name].append(time.perf_counter() - started)
-    return {name: (counts[name], times[name]) for name, _ in contenders}
+        for name in names:
+            counts[name], seconds = _time_in_child(name, listing, repeat)
+            times[name].append(seconds)
+    return {name: (counts[name], times[name]) for name in names}
+
+
+def _time_here(name: str, listing: str, repeat: int) -> None:
+    """The child's side of ``_time_in_child``: print ``positions seconds``."""
+    rows = json.loads(Path(listing).read_text(encoding="utf-8"))
+    items = [(path, Path(path).read_bytes(), codec, fmt) for path, codec, fmt in rows] * repeat
+    function = dict(CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),))[name]
+    function(items)  # warm up: imports, caches of parsed move texts
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        n = function(items)
+        times.append(time.perf_counter() - started)
+    print(n, statistics.median(times))
 
 
 def run_readers(kind: str, runs: int, repeat: int = 5) -> dict:
@@ -153,14 +176,16 @@ def run_readers(kind: str, runs: int, repeat: int = 5) -> dict:
     contender; "vs kifudb" is the median over the runs of the per-run ratio."""
     items = load_corpus(kind)
     kept = agreed(items)
-    corpus = kept * repeat
     games = sum(len(read_bytes(d, p).records) for p, d, _, _ in kept)
     print(f"\n## {kind.upper()} files: read + parse + validate + key ({len(kept)} of {len(items)} "
           f"files that every library reads alike, {games} games, each file {repeat}x; median of "
-          f"{runs} interleaved runs)")
+          f"{runs} interleaved runs, each in a fresh process)")
     print(f"{'library':20s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
-    contenders = CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),)
-    timed = _interleaved_times(contenders, corpus, runs)
+    names = [name for name, _ in CONTENDERS] + ["rsshogi reader only"]
+    with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as listing:
+        json.dump([[path, codec, fmt] for path, _, codec, fmt in kept], listing)
+        listing.flush()
+        timed = _interleaved_times(names, listing.name, repeat, runs)
     base = timed["kifudb"][1]
     rates = {}
     for name, (n, seconds) in timed.items():
@@ -213,3 +238,10 @@ def run_jobs(runs: int = 3, copies: int = 8) -> None:
             speedup = statistics.median(a / b for a, b in zip(times[1], times[2]))
             print(f"{label:16s} --jobs 1: {medians[1]:5.2f} s  --jobs 2: {medians[2]:5.2f} s  "
                   f"({len(copied) / medians[2]:,.0f} files/s)  speed-up {speedup:.2f}x")
+
+
+if __name__ == "__main__":  # python -m bench.ingest time NAME LISTING REPEAT (see _time_in_child)
+    if len(sys.argv) == 5 and sys.argv[1] == "time":
+        _time_here(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    else:
+        sys.exit("usage: python -m bench.ingest time NAME LISTING REPEAT")

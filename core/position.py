@@ -678,7 +678,7 @@ class Position:
                         check = False
                         break
             f = move.from_square
-            if not check and f is not None:
+            if not check and f is not None and PIN_RAY[ksq][f] is not None:
                 check = self._shields_king(f, ksq)  # f is empty now: is the line open?
         self._in_check = check
         return check

@@ -166,10 +166,11 @@ def _check_sfen(sfen: str) -> Optional[str]:
 
 
 _ROWS: dict = {}  # the text of a board row after ``Pn`` -> (its piece codes, its problem or None)
+_ROW_SQUARES = [tuple((8 - k) * 9 + rank for k in range(9)) for rank in range(9)]  # file 9 first
 
 
 def _row_cells(text: str) -> tuple:
-    """The piece codes of a ``P1``..``P9`` row's text, file 9 first, and what is wrong with it.
+    """The nine piece codes of a ``P1``..``P9`` row's text, file 9 first, and what is wrong with it.
 
     >>> _row_cells("-KY-KE * -KI-OU * +TO * -KY")
     ((18, 19, 0, 23, 24, 0, 9, 0, 18), None)
@@ -202,7 +203,7 @@ def _row_cells(text: str) -> tuple:
         problem = problem or f"{len(cells)} squares instead of 9"
     if len(_ROWS) > 4096:
         _ROWS.clear()
-    found = _ROWS[text] = tuple(cells), problem
+    found = _ROWS[text] = (tuple(cells) + (0,) * 9)[:9], problem  # missing squares are empty
     return found
 
 
@@ -415,10 +416,8 @@ class _Game:
         if problem:
             self.bad_position(f"board row P{rank + 1}: {problem}; unreadable squares are left "
                               f"empty", line, s)
-        for k, code in enumerate(cells[:9]):
-            board[(8 - k) * 9 + rank] = code
-        for k in range(len(cells), 9):
-            board[(8 - k) * 9 + rank] = 0
+        for sq, code in zip(_ROW_SQUARES[rank], cells):
+            board[sq] = code
 
     def piece_list(self, s: str, line: int) -> None:
         colour = BLACK if s[1] == "+" else WHITE

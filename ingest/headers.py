@@ -20,6 +20,7 @@ import datetime
 import re
 from typing import Optional
 
+from core.handicap import canonical_name, handicap_name, EVEN
 from ingest.record import WARNING, Finding
 
 _FULL_WIDTH = str.maketrans("０１２３４５６７８９／：", "0123456789/:")
@@ -38,6 +39,9 @@ FIELDS = {
     "opening": ("戦型", "$OPENING"),
 }
 
+#: header key -> (its field, its rank among the field's keys)
+_FIELD_OF_KEY = {key: (name, rank) for name, keys in FIELDS.items() for rank, key in enumerate(keys)}
+
 
 def parse_date(text: str) -> Optional[str]:
     """The ISO date (``YYYY-MM-DD``) at the start of a header value, or None if there is none
@@ -53,19 +57,17 @@ def parse_date(text: str) -> Optional[str]:
 
 def normalize_headers(raw: dict) -> dict:
     """The normalized fields of a record's raw headers (missing ones are None)."""
-    out = {}
-    for name, keys in FIELDS.items():
-        value = None
-        for key in keys:
-            value = raw.get(key)
-            if value:
-                value = value.strip()
-                if value:
-                    break
-            value = None
-        if value is not None and name.endswith("_date"):
-            value = parse_date(value)
-        out[name] = value
+    found = {}  # field -> (rank of its key in FIELDS, value)
+    for key, value in raw.items():
+        field = _FIELD_OF_KEY.get(key)
+        if field is not None and value:
+            value = value.strip()
+            name, rank = field
+            if value and (name not in found or rank < found[name][0]):
+                found[name] = rank, value
+    out = dict.fromkeys(FIELDS)
+    for name, (_, value) in found.items():
+        out[name] = parse_date(value) if name.endswith("_date") else value
     return out
 
 
@@ -77,8 +79,6 @@ def header_findings(raw: dict, normalized: dict, start_sfen: str) -> list:
     ...     {"開始日時": "2014/13/45"}), "startpos")]
     ['bad_date']
     """
-    from core.handicap import canonical_name, handicap_name, EVEN
-
     findings = []
     for name in ("start_date", "end_date"):
         written = next((raw[k] for k in FIELDS[name] if raw.get(k, "").strip()), None)
