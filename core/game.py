@@ -63,7 +63,7 @@ class Game:
         self.moves: list = []
         self.keys = [self.position.key()]
         self.checks = [self.position.is_check()]
-        self._seen = {self.keys[0]: [0]}
+        self._seen = {self.keys[0]: 1}  # key -> how many times the position occurred
         self.ending: Optional[Ending] = None
 
     @property
@@ -90,18 +90,14 @@ class Game:
         if reason is not None:
             return reason
         self.checks.append(position.push_and_check(move))
-        moves = self.moves
-        moves.append(move)
+        self.moves.append(move)
         key = position.key()
         self.keys.append(key)
-        ply = len(moves)
-        seen = self._seen.get(key)
-        if seen is None:
-            self._seen[key] = [ply]
-        else:
-            seen.append(ply)
-            if len(seen) == 4 and self.ending is None:
-                self.ending = self._repetition(seen)
+        seen = self._seen
+        count = seen.get(key, 0) + 1
+        seen[key] = count
+        if count == 4 and self.ending is None:
+            self.ending = self._repetition(self.occurrences())
         return None
 
     def play_usi(self, text: str) -> Optional[IllegalMove]:
@@ -110,8 +106,9 @@ class Game:
 
     def occurrences(self, ply: Optional[int] = None) -> list:
         """The plies at which the position after ``ply`` (default: the current one) occurred."""
-        key = self.keys[self.ply if ply is None else ply]
-        return [p for p in self._seen[key] if ply is None or p <= ply]
+        last = self.ply if ply is None else ply
+        key = self.keys[last]
+        return [p for p, k in enumerate(self.keys[:last + 1]) if k == key]
 
     def _mover(self, ply: int) -> int:
         """The colour that played move number ``ply`` (1-based)."""
