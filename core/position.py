@@ -395,17 +395,49 @@ class Position:
 
     def has_legal_move(self) -> bool:
         """True if the side to move has at least one legal move (a side without one loses)."""
-        if not self.is_check():  # usually a one-step move of the first pieces will do
-            b = self.board
-            c = self.turn
-            for f, code in enumerate(b):
-                if code and code >> 4 == c:
-                    for to in STEPS[code][f]:
-                        if self.check(Move(f, to, False, None)) is None \
-                                or self.check(Move(f, to, True, None)) is None:
-                            return True
+        if self.is_check():
+            return self._has_evasion()
+        b = self.board
+        c = self.turn
+        for f, code in enumerate(b):  # usually a one-step move of the first pieces will do
+            if code and code >> 4 == c:
+                for to in STEPS[code][f]:
+                    if self._legal_either_way(f, to):
+                        return True
         for _ in self._generate_legal():
             return True
+        return False
+
+    def _legal_either_way(self, f: int, to: int) -> bool:
+        """Is moving the piece on ``f`` to ``to`` legal, with or without promotion?"""
+        return self.check(Move(f, to, False, None)) is None \
+            or self.check(Move(f, to, True, None)) is None
+
+    def _has_evasion(self) -> bool:
+        """In check: can the king step away, or (from a single checker) a piece capture it or
+        come between, or a drop come between? Each candidate is put to ``check``."""
+        b = self.board
+        c = self.turn
+        ksq = self.king_squares[c]
+        for to in STEPS[b[ksq]][ksq]:
+            if self.check(Move(ksq, to, False, None)) is None:
+                return True
+        checkers = self.attackers(ksq, c ^ 1)
+        if len(checkers) != 1:
+            return False
+        between = LINE[ksq][checkers[0]] or ()
+        targets = (checkers[0],) + between
+        for f, code in enumerate(b):
+            if code and code >> 4 == c and f != ksq:
+                reach = REACH[code][f]
+                for to in targets:
+                    if to in reach and self._legal_either_way(f, to):
+                        return True
+        hand = self.hands[c]
+        for to in between:
+            for t in HAND_TYPES:
+                if hand[t] and self.check(Move(None, to, False, t)) is None:
+                    return True
         return False
 
     def legal_moves(self) -> list:

@@ -543,8 +543,8 @@ def _read(text: str, source: str, encoding: str) -> list:
         line = raw.strip()
         if not line:
             continue
-        # the hot path: a plain move line (+7776FU, +7776FU,T12) or time line (T12) in the
-        # moves of a game
+        # the hot path: a plain move line (+7776FU, +7776FU,T12), time line (T12) or comment in
+        # the moves of a game
         if moves is not None:
             c = line[0]
             if (c == "+" or c == "-") and line[1:5] in pairs and line[5:7] in codes:
@@ -559,6 +559,9 @@ def _read(text: str, source: str, encoding: str) -> list:
             if c == "T" and line[1:].isdigit() and line.isascii() and game.timed is not None \
                     and game.timed.seconds is None:
                 game.timed.seconds = int(line[1:])
+                continue
+            if c == "'" and moves:  # a comment on the last move (what _Game.comment does)
+                moves[-1].comments.append(line[1:])
                 continue
         if line == "/":
             if game is not None:
@@ -614,7 +617,7 @@ def looks_like_csa(text: str) -> bool:
             strong = strong or line.startswith("'CSA encoding")
             continue
         statements += 1
-        s = line.split(",", 1)[0].strip()
+        s = line.split(",", 1)[0].strip() if "," in line else line
         c = s[:1]
         if c in ("+", "-") and (len(s) == 1 or (len(s) == 7 and s[1:5] in _SQUARE_PAIRS
                                                 and s[5:] in _PIECE_CODES)):

@@ -46,11 +46,11 @@ _FIELD_OF_KEY = {key: (name, rank) for name, keys in FIELDS.items() for rank, ke
 def parse_date(text: str) -> Optional[str]:
     """The ISO date (``YYYY-MM-DD``) at the start of a header value, or None if there is none
     or it is not a real calendar date."""
-    match = _DATE.search(text.translate(_FULL_WIDTH))
+    match = _DATE.search(text if text.isascii() else text.translate(_FULL_WIDTH))
     if not match:
         return None
     try:
-        return datetime.date(*(int(g) for g in match.groups())).isoformat()
+        return datetime.date(*map(int, match.groups())).isoformat()
     except ValueError:
         return None
 
