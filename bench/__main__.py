@@ -54,7 +54,8 @@ def replay_kifudb(games) -> int:
 
 
 def replay_kifudb_position(games) -> int:
-    """The bare engine path: Position.check, push and key, without the game bookkeeping."""
+    """The bare engine path: Position.check, push (learning whether the move gives check) and
+    key, without the game bookkeeping."""
     n = 0
     for start_sfen, usi_moves in games:
         position = Position.from_sfen(start_sfen)
@@ -62,7 +63,7 @@ def replay_kifudb_position(games) -> int:
             move = Move.from_usi(usi)
             if position.check(move) is not None:
                 raise ValueError(f"kifudb: illegal move {usi} in {position.sfen()}")
-            position.push(move)
+            position.push_and_check(move)
             position.key()
             n += 1
     return n

@@ -40,7 +40,8 @@ FIELDS = {
 }
 
 #: header key -> (its field, its rank among the field's keys)
-_FIELD_OF_KEY = {key: (name, rank) for name, keys in FIELDS.items() for rank, key in enumerate(keys)}
+_FIELD_OF_KEY = {key: (name, rank) for name, keys in FIELDS.items()
+                 for rank, key in enumerate(keys)}
 
 
 def parse_date(text: str) -> Optional[str]:

@@ -14,6 +14,8 @@ import glob
 import multiprocessing
 import os
 import stat
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
@@ -101,8 +103,6 @@ def worker_context():
     """How worker processes start: forked from this process while it holds no other thread (no
     DuckDB loaded, one Python thread; the workers then start at once, with the readers loaded),
     else from a clean forkserver, because a fork of a multi-threaded process can hang or crash."""
-    import sys
-    import threading
     if "duckdb" not in sys.modules and threading.active_count() == 1 \
             and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")

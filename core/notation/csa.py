@@ -30,7 +30,8 @@ from core.notation.errors import NotationError
 
 _CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
 _DIGITS = "123456789"
-_CACHE: dict = {}  # text -> (colour or None, from square or None, to square, piece type, Move, promoting Move)
+#: text -> (colour or None, from-square or None, to-square, piece type, Move, promoting Move)
+_CACHE: dict = {}
 
 
 def _tokens(text: str):
