@@ -104,7 +104,7 @@ def worker_context():
     DuckDB loaded, one Python thread; the workers then start at once, with the readers loaded),
     else from a clean forkserver, because a fork of a multi-threaded process can hang or crash."""
     if "duckdb" not in sys.modules and threading.active_count() == 1 \
-            and "fork" in multiprocessing.get_all_start_methods():
+            and sys.platform.startswith("linux"):  # (macOS libraries do not survive a fork)
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
     # the server imports the readers once; every worker forks from it with them loaded

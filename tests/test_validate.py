@@ -5,6 +5,8 @@ import csv
 import io
 import json
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -145,6 +147,30 @@ def test_unreadable_and_foreign_files_get_one_row_each(tmp_path):
 def test_jobs_give_the_same_report():
     one = run(RECORDS / "kifu-for-js", "--format", "jsonl").output
     two = run(RECORDS / "kifu-for-js", "--format", "jsonl", "--jobs", "2").output
+    assert one == two and one.count("\n") > 50
+
+
+def _fresh_process(code: str) -> str:
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).parent.parent)
+    return done.stdout
+
+
+def test_the_command_forks_its_workers_only_without_other_threads():
+    ask = "from ingest.read import worker_context; print(worker_context().get_start_method())"
+    assert _fresh_process(f"import kifudb.cli; {ask}").strip() == "fork"  # no DuckDB loaded
+    assert _fresh_process(f"import duckdb; {ask}").strip() == "forkserver"
+    assert _fresh_process(f"import threading, time; threading.Thread(target=time.sleep, "
+                          f"args=(1,)).start(); {ask}").strip() == "forkserver"
+
+
+def test_jobs_give_the_same_report_in_a_fresh_command():
+    """``kifudb validate --jobs 2`` as a user runs it (forked workers) says what one job says."""
+    folder = RECORDS / "kifu-for-js"
+    run_command = ("import sys; from kifudb.cli import main; sys.argv = ['kifudb', 'validate', "
+                   f"{str(folder)!r}, '--format', 'jsonl', '--jobs', '{{}}']; main()")
+    one = _fresh_process(run_command.format(1))
+    two = _fresh_process(run_command.format(2))
     assert one == two and one.count("\n") > 50
 
 
