@@ -104,6 +104,8 @@ def cshogi_games(items) -> int:
 
 
 CONTENDERS = (("kifudb", kifudb_games), ("rsshogi", rsshogi_games), ("cshogi", cshogi_games))
+#: the contenders timed: the three that read alike, and rsshogi's reader alone
+TIMED = dict(CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),))
 
 
 def _counts(item) -> set:
@@ -161,7 +163,7 @@ def _time_here(name: str, listing: str, repeat: int) -> None:
     """The child's side of ``_time_in_child``: print ``positions seconds``."""
     rows = json.loads(Path(listing).read_text(encoding="utf-8"))
     items = [(path, Path(path).read_bytes(), codec, fmt) for path, codec, fmt in rows] * repeat
-    function = dict(CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),))[name]
+    function = TIMED[name]
     function(items)  # warm up: imports, caches of parsed move texts
     times = []
     for _ in range(3):
@@ -171,9 +173,9 @@ def _time_here(name: str, listing: str, repeat: int) -> None:
     print(n, statistics.median(times))
 
 
-def run_readers(kind: str, runs: int, repeat: int = 5) -> dict:
-    """Print, and return as ``{library: positions per second}``, the throughput of each
-    contender; "vs kifudb" is the median over the runs of the per-run ratio."""
+def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
+    """Print the throughput of each contender; "vs kifudb" is the median over the runs of the
+    per-run ratio."""
     items = load_corpus(kind)
     kept = agreed(items)
     games = sum(len(read_bytes(d, p).records) for p, d, _, _ in kept)
@@ -181,19 +183,15 @@ def run_readers(kind: str, runs: int, repeat: int = 5) -> dict:
           f"files that every library reads alike, {games} games, each file {repeat}x; median of "
           f"{runs} interleaved runs, each in a fresh process)")
     print(f"{'library':20s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
-    names = [name for name, _ in CONTENDERS] + ["rsshogi reader only"]
     with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as listing:
         json.dump([[path, codec, fmt] for path, _, codec, fmt in kept], listing)
         listing.flush()
-        timed = _interleaved_times(names, listing.name, repeat, runs)
+        timed = _interleaved_times(TIMED, listing.name, repeat, runs)
     base = timed["kifudb"][1]
-    rates = {}
     for name, (n, seconds) in timed.items():
         median = statistics.median(seconds)
         ratio = statistics.median(b / s for b, s in zip(base, seconds))
-        rates[name] = n / median
         print(f"{name:20s} {n / median:13,.0f} {games * repeat / median:9,.0f} {ratio:9.2f}x")
-    return rates
 
 
 def _time_command(folder: str, jobs: int) -> float:

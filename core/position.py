@@ -397,21 +397,9 @@ class Position:
         """True if the side to move has at least one legal move (a side without one loses)."""
         if self.is_check():
             return self._has_evasion()
-        b = self.board
-        c = self.turn
-        for f, code in enumerate(b):  # usually a one-step move of the first pieces will do
-            if code and code >> 4 == c:
-                for to in STEPS[code][f]:
-                    if self._legal_either_way(f, to):
-                        return True
         for _ in self._generate_legal():
             return True
         return False
-
-    def _legal_either_way(self, f: int, to: int) -> bool:
-        """Is moving the piece on ``f`` to ``to`` legal, with or without promotion?"""
-        return self.check(Move(f, to, False, None)) is None \
-            or self.check(Move(f, to, True, None)) is None
 
     def _has_evasion(self) -> bool:
         """In check: can the king step away, or (from a single checker) a piece capture it or
@@ -431,7 +419,8 @@ class Position:
             if code and code >> 4 == c and f != ksq:
                 reach = REACH[code][f]
                 for to in targets:
-                    if to in reach and self._legal_either_way(f, to):
+                    if to in reach and (self.check(Move(f, to, False, None)) is None
+                                        or self.check(Move(f, to, True, None)) is None):
                         return True
         hand = self.hands[c]
         for to in between:

@@ -56,6 +56,7 @@ Layout decisions (where the CSA documents leave room):
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Optional
 
 from core.handicap import handicap_name
@@ -80,7 +81,6 @@ _SQUARES = [f"{f}{r}" for f in range(1, 10) for r in range(1, 10)]
 _SQUARE_PAIRS = frozenset(a + b for a in ["00"] + _SQUARES for b in _SQUARES)
 _EVEN_BOARD = Position().board[:]  # the even-game start, 81 piece codes
 _MAX_TEXT = 200  # a finding quotes at most this much of the line
-_VALID_SFENS: dict = {}  # start SFEN -> error message or None (cache of Position checks)
 
 
 def _digits(text: str) -> bool:
@@ -150,34 +150,26 @@ def _sfen(board: list, hands: list, side: int) -> str:
     return sfen_of(board, hands, side)
 
 
+@lru_cache(maxsize=4096)
 def _check_sfen(sfen: str) -> Optional[str]:
-    """None if ``Position`` accepts the SFEN, else its complaint (cached)."""
-    if sfen in _VALID_SFENS:
-        return _VALID_SFENS[sfen]
+    """None if ``Position`` accepts the SFEN, else its complaint (start positions repeat)."""
     try:
         Position.from_sfen(sfen)
-        result = None
     except SfenError as error:
-        result = str(error)
-    if len(_VALID_SFENS) > 4096:
-        _VALID_SFENS.clear()
-    _VALID_SFENS[sfen] = result
-    return result
+        return str(error)
+    return None
 
 
-_ROWS: dict = {}  # the text of a board row after ``Pn`` -> (its piece codes, its problem or None)
 _ROW_SQUARES = [tuple((8 - k) * 9 + rank for k in range(9)) for rank in range(9)]  # file 9 first
 
 
+@lru_cache(maxsize=4096)
 def _row_cells(text: str) -> tuple:
     """The nine piece codes of a ``P1``..``P9`` row's text, file 9 first, and what is wrong with it.
 
     >>> _row_cells("-KY-KE * -KI-OU * +TO * -KY")
     ((18, 19, 0, 23, 24, 0, 9, 0, 18), None)
     """
-    found = _ROWS.get(text)
-    if found is not None:
-        return found
     cells = []
     i, n = 0, len(text)
     problem = None
@@ -201,10 +193,7 @@ def _row_cells(text: str) -> tuple:
             i += 1
     if len(cells) != 9:
         problem = problem or f"{len(cells)} squares instead of 9"
-    if len(_ROWS) > 4096:
-        _ROWS.clear()
-    found = _ROWS[text] = (tuple(cells) + (0,) * 9)[:9], problem  # missing squares are empty
-    return found
+    return (tuple(cells) + (0,) * 9)[:9], problem  # missing squares are empty
 
 
 class _Game:

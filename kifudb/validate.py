@@ -84,7 +84,7 @@ def validate_files(paths: list, jobs: int = 1, positions: bool = False,
                 yield rows
         else:
             with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
-                chunk = max(1, min(16, len(paths) // (jobs * 32) or 1))
+                chunk = max(1, min(64, len(paths) // (jobs * 8) or 1))
                 for rows in pool.map(validate_file, paths, [positions] * len(paths),
                                      chunksize=chunk):
                     bar and bar.update()
