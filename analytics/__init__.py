@@ -1,7 +1,7 @@
-"""The position store (DuckDB over Parquet), its queries, the opening and castle classifier and
-the statistics. ``DEFAULT_STORE`` is here, apart from ``analytics.store``, so that naming it does
-not load DuckDB and pyarrow (``kifudb validate`` never needs them)."""
+"""Read-only questions over the store: position search and the opening explorer
+(``analytics.queries``), statistics (``analytics.stats``), a stored game replayed
+(``analytics.game_record``) and what a user types as a position (``analytics.position_input``).
 
-from pathlib import Path
-
-DEFAULT_STORE = Path(__file__).resolve().parent.parent / "data" / "store"
+Everything here reads through ``store`` (the only package that knows DuckDB and Parquet) and
+returns plain values; nothing here writes to a store or reads record files.
+"""

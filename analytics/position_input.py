@@ -142,7 +142,7 @@ def position_from_diagram(text: str) -> Position:
     line); lines before the diagram (headers) are skipped. Any error or warning of the diagram
     reader (a partial board, a missing row, an unknown piece) raises ``ValueError``.
 
-    >>> from ingest.bod import bod_text
+    >>> from core.notation.bod import bod_text
     >>> pos = position_from_moves("7g7f 3c3d 8h2b+")
     >>> position_from_diagram("開始日時：2024/01/01\\n" + bod_text(pos)) == pos
     True
@@ -151,7 +151,7 @@ def position_from_diagram(text: str) -> Position:
     ...
     ValueError: no board diagram found (expected the hands, the ９ ８ … １ header and a board between +---+ borders)
     """
-    from ingest.bod import is_bod_line, read_bod
+    from core.notation.bod import is_bod_line, read_bod
 
     if not isinstance(text, str):
         raise ValueError(f"a diagram must be text, not {type(text).__name__}")

@@ -1,7 +1,7 @@
 """What wins: statistics over the store's games, results and labels (castles 囲い and openings
-戦型, see ``analytics.classify``).
+戦型, see ``labels.classify``).
 
-Every function takes the store (a folder or an ``analytics.store.Store``) first and returns plain
+Every function takes the store (a folder or an ``store.folder.Store``) first and returns plain
 lists of dicts or dicts. The filters are those of the explorer (``analytics.queries.explore``):
 ``player`` (a case-insensitive part of either name), ``date_from``/``date_to`` (inclusive; undated
 games are left out once either is given), ``event`` (a part of the event's name) and
@@ -14,7 +14,7 @@ among the games but not in the score. Each score comes with a 95% Wilson score i
 (``ci_low``, ``ci_high``)::
 
     >>> import tempfile
-    >>> from ingest.store_writer import ingest_paths
+    >>> from store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples"], folder)
     >>> total = results(folder)
@@ -34,9 +34,10 @@ from typing import Optional
 
 import sqlalchemy as sa
 
-from analytics import queries
-from analytics.classify import definitions_version
-from analytics.queries import as_store, fetch, game_filters, game_summary, label_summary
+from labels.classify import definitions_version
+from analytics.queries import game_filters
+from store import engine as views
+from store.engine import as_store, fetch, game_summary, label_summary
 
 __all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_lengths", "games",
            "label_frequencies", "win_rates", "pairings", "label_games", "game_labels",
@@ -138,10 +139,10 @@ def overview(store) -> dict:
         sa.func.count().filter(G.valid).label("valid_games")))[0]
     size["players"] = fetch(store, sa.select(sa.func.count(names.c.name).label("n")))[0]["n"]
     size["positions"] = fetch(store, sa.select(sa.func.count().label("n"))
-                              .select_from(queries.positions))[0]["n"]
+                              .select_from(views.positions))[0]["n"]
     size["files"] = fetch(store, sa.select(sa.func.count().label("n"))
-                          .select_from(queries.files))[0]["n"]
-    f = queries.findings.c
+                          .select_from(views.files))[0]["n"]
+    f = views.findings.c
     size["findings_by_severity"] = {r["severity"]: r["n"] for r in fetch(
         store, sa.select(f.severity, sa.func.count().label("n")).group_by(f.severity))}
     size["results"] = {"black": 0, "white": 0, "draw": 0, "none": 0}
@@ -427,7 +428,7 @@ def head_to_head(store, player: str, opponent: str, **filters) -> dict:
 def finding_counts(store, by: str = "code", severity: Optional[str] = None) -> list:
     """Findings counted by ``code`` or by ``path`` (and severity): dicts of that column,
     ``severity`` and ``count``, most frequent first."""
-    f = queries.findings.c
+    f = views.findings.c
     column = f[_choice(by, "by", ("code", "path"))]
     conditions = []
     if severity is not None:
@@ -443,7 +444,7 @@ def findings(store, code: Optional[str] = None, severity: Optional[str] = None,
     """The findings themselves (``path`` is a part of the file's path), by file, line and ply:
     dicts of ``game``, ``path``, ``index``, ``severity``, ``code``, ``line``, ``ply``, ``text``,
     ``message``."""
-    f = queries.findings.c
+    f = views.findings.c
     conditions = []
     if code is not None:
         conditions.append(f.code == sa.bindparam("code", _name(code, "code")))

@@ -1,7 +1,7 @@
 """Castles and openings, and what wins: the cost of classifying a game, and the latency of the
 statistics queries on a large store.
 
-1. Classification: ``analytics.classify.classify_game`` on every game of
+1. Classification: ``labels.classify.classify_game`` on every game of
    ``tests/fixtures/usi/real_games.usi`` (399 real games), median of ``runs`` runs, in
    microseconds per game, beside the cost of replaying the same games with ``core.game.Game``
    (what validation already pays), so the ratio says what labelling adds to an ingest.
@@ -37,7 +37,7 @@ def _median_seconds(function, runs: int) -> float:
 
 def run_classification(runs: int = 5) -> dict:
     """Classification cost per game on the real games, beside replaying them."""
-    from analytics.classify import classify_game
+    from labels.classify import classify_game
     from bench.others import load_usi
     from core.game import Game
     from core.move import Move
@@ -95,16 +95,17 @@ def _calls(store, player: str, label: str) -> list:
 
 def run_queries(store_dir: Path, repeats: int = 20) -> dict:
     """Time every statistics query on one store."""
-    from analytics import queries, stats
+    from analytics import stats
+    from store import engine
 
     started = time.perf_counter()
-    queries.engine(store_dir)
+    engine.engine(store_dir)
     engine_ms = (time.perf_counter() - started) * 1000
     view = stats.overview(store_dir)
     player = stats.players(store_dir, limit=1)[0]["player"]
     frequent = stats.label_frequencies(store_dir, "opening") or stats.label_frequencies(store_dir)
     label = frequent[0]["label"] if frequent else "居飛車"
-    from analytics.store import Store
+    from store.folder import Store
     labels = Store(store_dir).connect().execute("SELECT count(*) FROM labels").fetchone()[0]
     print(f"store {store_dir.relative_to(ROOT)}: {view['games']:,} games, "
           f"{view['positions']:,} positions, {labels:,} labels; engine and summaries built in "
@@ -128,7 +129,7 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
 
 def run_stats(scales=("100k",), runs: int = 5) -> dict:
     """Classification cost, then the statistics queries at each scale."""
-    from analytics.store import FORMAT, Store
+    from store.folder import FORMAT, Store
     from bench.store import RESULTS, parse_scale, run_scale, scale_name
 
     result = {"classification": run_classification(runs)}

@@ -143,8 +143,8 @@ class TreeSampler:
 def child_ingest(files: str, store_dir: str, jobs: int, compact: bool,
                  batch_positions=None) -> dict:
     """Run in a fresh interpreter: ingest, then compact; times and memory as a dict."""
-    from analytics.store import Store
-    from ingest.store_writer import ingest_paths
+    from store.folder import Store
+    from store.writer import ingest_paths
     sampler = TreeSampler().start()
     out = {"jobs": jobs, "baseline_rss_mb": _status_kb("self", "VmRSS:") / 1024}
     options = {"batch_positions": batch_positions} if batch_positions else {}
@@ -280,7 +280,7 @@ def store_functions(store_dir):
     """(search, explore, positions-only lookup, description). Each function takes an item
     ``(sfen without move number, key)``; search and explore start from the SFEN, as a user's
     query does (``Position.from_sfen`` is inside the timing)."""
-    from analytics.store import Store
+    from store.folder import Store
     from core import Position
     store = Store(store_dir)
     connection = store.connect()
@@ -386,7 +386,7 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, jobs: int = 2,
         print(f"ingest --jobs 1: {one['ingest_s']:.1f} s, {n / one['ingest_s']:,.0f} positions/s, "
               f"peak RSS {one['ingest_hwm_mb']:,.0f} MB", flush=True)
 
-    from analytics.store import Store
+    from store.folder import Store
     store = Store(store_dir)
     [positions_file] = store.table_files("positions")
     apparent, allocated = folder_bytes(store_dir)

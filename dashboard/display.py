@@ -18,7 +18,7 @@ import datetime
 import functools
 from html import escape
 
-from analytics.classify import definitions
+from labels.classify import definitions
 from core.move import Move
 from core.notation import ki2_move
 from core.position import Position
@@ -44,7 +44,7 @@ KINDS = {"castle": "囲い castles", "opening": "戦型 openings"}
 
 @functools.cache
 def label_names() -> dict:
-    """Each castle's and opening's English name, from ``analytics.classify.definitions()``."""
+    """Each castle's and opening's English name, from ``labels.classify.definitions()``."""
     return {name: info.english for name, info in definitions().info.items() if info.english}
 
 

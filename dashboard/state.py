@@ -1,6 +1,6 @@
 """The store the dashboard reads, and answers cached until its next commit.
 
-The store folder comes from ``KIFUDB_STORE`` (default ``analytics.store.DEFAULT_STORE``). Every
+The store folder comes from ``KIFUDB_STORE`` (default ``store.DEFAULT_STORE``). Every
 question goes through ``stored``: a function ``f(store, *args)`` of ``analytics.queries``,
 ``analytics.stats`` or ``dashboard.lookups`` becomes ``f(*args)`` whose answers are kept by
 ``st.cache_data`` under the store's **manifest stamp** (inode, size and mtime of
@@ -16,7 +16,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from analytics.store import DEFAULT_STORE, Store
+from store import DEFAULT_STORE
+from store.folder import Store
 
 #: Answers kept per function and stamp (a page asks a few dozen questions at most).
 _ENTRIES = 512

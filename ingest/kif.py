@@ -52,7 +52,7 @@ Layout decisions (where the format leaves room):
   surrounding blanks), in order; a key written twice with another value keeps the first
   (``duplicate_header``). ``#KIF version=…`` is kept as header ``#KIF``; other ``#`` lines are
   skipped, as the format says.
-* 手合割 gives the start position (``core.handicap``); a board diagram (``ingest.bod``) overrides
+* 手合割 gives the start position (``core.handicap``); a board diagram (``core.notation.bod``) overrides
   it (Kifu for Windows writes 平手 above tsume diagrams). ``GameRecord.handicap`` is the KIF name
   of the start position when it is a standard handicap, else None. A diagram's ``手数＝N …``
   line (the position after move N) sets the SFEN move number and is kept as header ``手数＝``.
@@ -75,7 +75,7 @@ Layout decisions (where the format leaves room):
   file as KIF moves), with one ``mixed_notation`` finding; ``ingest.ki2`` shares this engine.
 
 Finding codes: ``unparsable_line``, ``move_number_mismatch``, ``bad_time``, ``duplicate_header``,
-``unknown_handicap``, ``bad_start_position`` (and ``assumed_side_to_move``, from ``ingest.bod``),
+``unknown_handicap``, ``bad_start_position`` (and ``assumed_side_to_move``, from ``core.notation.bod``),
 ``unknown_ending``, ``duplicate_ending``, ``moves_after_ending``, ``move_count_mismatch`` (a
 ``まで N手`` that is not the number of moves), ``bad_variation``, ``empty_variation``,
 ``missing_branch_mark``, ``duplicate_bookmark``, ``bookmark_at_start``, ``comment_placement``,
@@ -90,7 +90,7 @@ from typing import Optional
 from core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
 from core.pieces import BLACK, WHITE
 from core.position import STARTING_SFEN
-from ingest.bod import BoardDiagram, is_bod_line
+from core.notation.bod import BoardDiagram, is_bod_line
 from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, WARNING,
                            INFO, read_safely)
 

@@ -19,28 +19,7 @@ from typing import Optional
 
 from core.position import STARTING_SFEN
 
-ERROR, WARNING, INFO = "error", "warning", "info"
-
-
-@dataclass(slots=True)
-class Finding:
-    """Something wrong or notable in a record: where (line, ply), what (code), and why."""
-
-    severity: str
-    code: str
-    message: str
-    line: Optional[int] = None
-    ply: Optional[int] = None
-    text: str = ""
-
-    def __str__(self) -> str:
-        where = []
-        if self.line is not None:
-            where.append(f"line {self.line}")
-        if self.ply is not None:
-            where.append(f"ply {self.ply}")
-        quoted = f" {self.text!r}" if self.text else ""
-        return f"{self.severity} {self.code} ({', '.join(where) or 'file'}){quoted}: {self.message}"
+from core.findings import ERROR, WARNING, INFO, Finding  # noqa: F401 (the readers' vocabulary)
 
 
 @dataclass(slots=True)

@@ -17,7 +17,7 @@ import json
 
 import click
 
-from analytics.classify import GameLabels, classify_game, definitions_version
+from labels.classify import GameLabels, classify_game, definitions_version
 from ingest.read import read_path, record_files
 from ingest.record import ERROR
 from ingest.validate import validate_record

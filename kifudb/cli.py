@@ -77,8 +77,9 @@ def replay(paths, quiet: bool) -> None:
                    "than 8 batches).")
 def ingest(paths, store_dir, jobs: int, compact) -> None:
     """Read, validate and store every game of PATHS (files, folders, globs)."""
-    from analytics.store import DEFAULT_STORE, Store
-    from ingest.store_writer import ingest_paths
+    from store import DEFAULT_STORE
+    from store.folder import Store
+    from store.writer import ingest_paths
 
     store = Store(store_dir or DEFAULT_STORE)
     started = time.perf_counter()
@@ -113,7 +114,8 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     """Start the dashboard (Streamlit) on a store, and print its address."""
     import os
 
-    from analytics.store import DEFAULT_STORE, Store
+    from store import DEFAULT_STORE
+    from store.folder import Store
 
     store = Store(store_dir or DEFAULT_STORE)
     if not store.manifest_path.exists():

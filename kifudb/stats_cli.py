@@ -8,7 +8,7 @@ command line, as aligned text or JSON.
     kifudb stats pairings --kind castle --against opening
     kifudb stats players --limit 20
     kifudb stats player 羽生善治 [--against 森内俊之]
-    kifudb relabel                      # after analytics/labels.toml changed
+    kifudb relabel                      # after labels/labels.toml changed
 
 Every statistics command takes the filters ``--player``, ``--from``, ``--to``, ``--event`` and
 ``--handicap``. Bad values get a message, never a traceback.
@@ -254,7 +254,7 @@ def relabel(store_dir: Path, progress) -> None:
     """Label every stored game again with the current castle and opening definitions."""
     import sys
 
-    from analytics.relabel import relabel as relabel_store
+    from store.relabel import relabel as relabel_store
 
     store = _open_store(store_dir)
     report = relabel_store(store, progress=sys.stderr.isatty() if progress is None else progress)

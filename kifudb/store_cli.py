@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING
 
 import click
 
-from analytics import DEFAULT_STORE
+from store import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from analytics.store import Store
+    from store.folder import Store
 
 __all__ = ["search", "explore", "sql"]
 
@@ -82,7 +82,7 @@ def _position_options(command):
 
 
 def _open_store(store_dir: Path) -> Store:
-    from analytics.store import Store  # DuckDB loads only for the commands that need the store
+    from store.folder import Store  # DuckDB loads only for the commands that need the store
     store = Store(store_dir)
     if not store.manifest_path.exists():
         raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
@@ -322,12 +322,12 @@ def explore(sfen, moves, start, diagram, game_id, ply, player, date_from, date_t
 def sql(query, limit, output, store_dir):
     """Run one read-only SQL query (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE) on the store's
     views: games, sources, moves, positions, findings, files (and *_all with retired rows)."""
-    from analytics import queries
+    from store.sql import SqlError, run_sql
 
     store = _open_store(store_dir)
     try:
-        result = queries.run_sql(store, query, limit=limit)
-    except queries.SqlError as error:
+        result = run_sql(store, query, limit=limit)
+    except SqlError as error:
         raise click.ClickException(f"query refused or failed: {error}") from None
     if output == "json":
         _echo_json({"columns": result.columns, "rows": [list(r) for r in result.rows],

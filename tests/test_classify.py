@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analytics.classify import (DefinitionError, GameLabels, Reached, SideLabels, _start,
+from labels.classify import (DefinitionError, GameLabels, Reached, SideLabels, _start,
                                 _holds, classify_game, definitions, definitions_version,
                                 load_definitions)
 from core.handicap import HANDICAPS

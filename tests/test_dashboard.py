@@ -19,12 +19,12 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analytics.position_input import position_from_moves
-from analytics.schema import code_usi
-from analytics.store import Store
+from store.schema import code_usi
+from store.folder import Store
 from core.move import Move
 from core.notation import ki2_move
 from core.position import Position
-from ingest.bod import bod_text
+from core.notation.bod import bod_text
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 START = Position()

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import pytest
 
 from analytics.position_input import position_from_moves
-from analytics.store import Store
+from store.folder import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path(os.environ.get("KIFUDB_TEST_OUTPUT") or ROOT / "test-output" / "dashboard")

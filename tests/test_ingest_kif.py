@@ -1,4 +1,4 @@
-"""The KIF, KI2 and board-diagram readers (ingest.kif, ingest.ki2, ingest.bod) on real records.
+"""The KIF, KI2 and board-diagram readers (ingest.kif, ingest.ki2, core.notation.bod) on real records.
 
 Fixtures: every .kif/.kifu/.ki2/.ki2u file under tests/fixtures/records (origins in
 tests/fixtures/SOURCES.md), decoded with ingest.decode; the expected move lists come from
@@ -17,7 +17,7 @@ from core.game import Game
 from core.handicap import handicap_sfen
 from core.pieces import BLACK, WHITE
 from core.position import Position
-from ingest.bod import bod_text, read_bod
+from core.notation.bod import bod_text, read_bod
 from ingest.decode import decode
 from ingest.kif import TERMINAL_WORDS, looks_like_kif, read_kif
 from ingest.ki2 import looks_like_ki2, read_ki2

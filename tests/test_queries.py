@@ -18,16 +18,17 @@ import pytest
 from click.testing import CliRunner
 
 from analytics import queries
+from store import sql
 from analytics.position_input import (position_from_diagram, position_from_game,
                                       position_from_moves, position_from_sfen)
-from analytics.store import Store
+from store.folder import Store
 from core.game import Game
 from core.move import Move
 from core.position import STARTING_SFEN, Position
-from ingest.bod import bod_text
+from core.notation.bod import bod_text
 from ingest.decode import decode
 from ingest.read import read_path
-from ingest.store_writer import ingest_paths
+from store.writer import ingest_paths
 from ingest.validate import validate_record
 from kifudb.store_cli import explore as explore_command
 from kifudb.store_cli import search as search_command
@@ -381,7 +382,7 @@ def test_filter_values_are_data_not_sql(store_dir, corpus, field):
         if "'" in value or value == "%":
             assert expected == {}
     assert explored(store_dir, Position(), player="_")  # a real match, literally
-    assert queries.run_sql(store_dir, "SELECT count(*) FROM games").rows[0][0] > 100
+    assert sql.run_sql(store_dir, "SELECT count(*) FROM games").rows[0][0] > 100
 
 
 # ----- one game and position input --------------------------------------------------------------
@@ -512,15 +513,15 @@ def test_diagram_round_trip_and_errors():
 
 
 def test_sql_reads_the_views(store_dir, corpus):
-    result = queries.run_sql(store_dir, "SELECT count(*) AS n FROM positions p "
+    result = sql.run_sql(store_dir, "SELECT count(*) AS n FROM positions p "
                              "WHERE p.game IN (SELECT game FROM games)")
     assert result.columns == ["n"] and result.rows == [(len(corpus.keys),)]
     assert not result.truncated
-    limited = queries.run_sql(store_dir, "SELECT game FROM games ORDER BY game", limit=5)
+    limited = sql.run_sql(store_dir, "SELECT game FROM games ORDER BY game", limit=5)
     assert limited.truncated and len(limited.rows) == 5
-    assert queries.run_sql(store_dir, "DESCRIBE games").rows[0][0] == "game"
-    assert queries.run_sql(store_dir, "WITH x AS (SELECT 1 AS a) SELECT a FROM x").rows == [(1,)]
-    assert queries.run_sql(store_dir, "SHOW TABLES").rows
+    assert sql.run_sql(store_dir, "DESCRIBE games").rows[0][0] == "game"
+    assert sql.run_sql(store_dir, "WITH x AS (SELECT 1 AS a) SELECT a FROM x").rows == [(1,)]
+    assert sql.run_sql(store_dir, "SHOW TABLES").rows
 
 
 @pytest.mark.parametrize("text, kind", [
@@ -537,8 +538,8 @@ def test_sql_reads_the_views(store_dir, corpus):
     ("SELECT 1; DROP VIEW games", "2 statements"),
 ])
 def test_sql_refuses_everything_but_one_query(store_dir, text, kind):
-    with pytest.raises(queries.SqlError, match=kind):
-        queries.run_sql(store_dir, text)
+    with pytest.raises(sql.SqlError, match=kind):
+        sql.run_sql(store_dir, text)
 
 
 def test_sql_cannot_touch_files_outside_the_store(store_dir, tmp_path):
@@ -546,21 +547,21 @@ def test_sql_cannot_touch_files_outside_the_store(store_dir, tmp_path):
     target.write_text("a\n1\n")
     for text in (f"SELECT * FROM read_csv('{target}')", f"SELECT * FROM glob('{tmp_path}/*')",
                  f"SELECT * FROM read_text('{store_dir / 'manifest.json'}')"):
-        with pytest.raises(queries.SqlError, match="disabled by configuration"):
-            queries.run_sql(store_dir, text)
+        with pytest.raises(sql.SqlError, match="disabled by configuration"):
+            sql.run_sql(store_dir, text)
     before = sorted((p, p.stat().st_size) for p in store_dir.rglob("*.parquet"))
-    with pytest.raises(queries.SqlError):
-        queries.run_sql(store_dir, f"COPY (SELECT 1) TO '{before[0][0]}'")
+    with pytest.raises(sql.SqlError):
+        sql.run_sql(store_dir, f"COPY (SELECT 1) TO '{before[0][0]}'")
     assert sorted((p, p.stat().st_size) for p in store_dir.rglob("*.parquet")) == before
 
 
 def test_sql_errors_are_clear(store_dir):
-    with pytest.raises(queries.SqlError, match="cannot parse"):
-        queries.run_sql(store_dir, "SELEC 1")
-    with pytest.raises(queries.SqlError, match="nosuch"):
-        queries.run_sql(store_dir, "SELECT * FROM nosuch")
-    with pytest.raises(queries.SqlError, match="empty query"):
-        queries.run_sql(store_dir, "  ")
+    with pytest.raises(sql.SqlError, match="cannot parse"):
+        sql.run_sql(store_dir, "SELEC 1")
+    with pytest.raises(sql.SqlError, match="nosuch"):
+        sql.run_sql(store_dir, "SELECT * FROM nosuch")
+    with pytest.raises(sql.SqlError, match="empty query"):
+        sql.run_sql(store_dir, "  ")
 
 
 # ----- the engine sees new commits; threads ---------------------------------------------------
@@ -571,11 +572,11 @@ def test_new_commits_are_seen(tmp_path):
     ingest_paths([str(SAMPLES)], folder)
     start = Position()
     before = queries.search(folder, start)
-    assert queries.run_sql(folder, "SELECT count(*) FROM games").rows == [(13,)]
+    assert sql.run_sql(folder, "SELECT count(*) FROM games").rows == [(13,)]
     ingest_paths([str(RECORDS / "apery-wcsc28" / "kifu")], folder)
     after = queries.search(folder, start)
     assert len(after) > len(before) and pairs(before) <= pairs(after)
-    assert queries.run_sql(folder, "SELECT count(*) FROM games").rows[0][0] > 13
+    assert sql.run_sql(folder, "SELECT count(*) FROM games").rows[0][0] > 13
     assert sum(m["count"] for m in queries.explore(folder, start)) == len(after)
 
 
@@ -588,13 +589,13 @@ def test_compaction_is_seen(tmp_path):
     assert len(store.manifest()["batches"]) == 2
     before = queries.search(folder, Position())
     explored_before = queries.explore(folder, Position())
-    counted = queries.run_sql(folder, "SELECT count(*) FROM positions").rows
+    counted = sql.run_sql(folder, "SELECT count(*) FROM positions").rows
     with store.writing():
         store.compact()
     assert len(store.manifest()["batches"]) == 1
     assert queries.search(folder, Position()) == before
     assert queries.explore(folder, Position()) == explored_before
-    assert queries.run_sql(folder, "SELECT count(*) FROM positions").rows == counted
+    assert sql.run_sql(folder, "SELECT count(*) FROM positions").rows == counted
 
 
 def test_concurrent_queries_agree(store_dir):

@@ -2,7 +2,7 @@
 from the real records of ``tests/fixtures/records`` and ``data/samples/games.usi``.
 
 Every figure is checked against a brute force in Python: the games' rows are read once with
-plain DuckDB, every stored main line is labelled again with ``analytics.classify`` from the
+plain DuckDB, every stored main line is labelled again with ``labels.classify`` from the
 ``moves`` table, and the counts are made with loops and ``collections.Counter``.
 """
 
@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 
 from analytics import stats
-from analytics.classify import classify_game
-from analytics.relabel import relabel
-from analytics.store import Store
-from ingest.store_writer import ingest_paths
+from labels.classify import classify_game
+from store.relabel import relabel
+from store.folder import Store
+from store.writer import ingest_paths
 from kifudb.cli import main
 
 SOURCES = ["tests/fixtures/records", "data/samples/games.usi"]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from analytics.store import Store
-from ingest.store_writer import ingest_paths
+from store.folder import Store
+from store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"
@@ -132,7 +132,7 @@ def test_empty_store_answers_queries(tmp_path):
 
 KILLER = """
 import sys
-from ingest.store_writer import ingest_paths
+from store.writer import ingest_paths
 ingest_paths(sys.argv[2:], sys.argv[1], batch_positions=1500)
 """
 

@@ -1,5 +1,5 @@
 """``kifudb relabel``: label every stored game again, after the castle and opening definitions
-(``analytics/labels.toml``) changed.
+(``labels/labels.toml``) changed.
 
 Labels are computed at ingest, with the definitions of the day; the manifest remembers their
 version. Relabelling replays the main line of every game the store shows (from ``games`` and
@@ -8,7 +8,7 @@ one batch holding only labels; from that batch on, earlier labels no longer coun
 like any commit: interrupted, the store keeps its old labels::
 
     >>> import tempfile
-    >>> from ingest.store_writer import ingest_paths
+    >>> from store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> report = relabel(folder)
@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import pyarrow as pa
 
-from analytics.classify import classify_game, definitions_version
-from analytics.schema import LABELS
-from analytics.store import Store
+from labels.classify import classify_game, definitions_version
+from store.schema import LABELS
+from store.folder import Store
 
 __all__ = ["relabel", "RelabelReport"]
 

@@ -175,7 +175,7 @@ def load_definitions(path=LABELS_PATH) -> Definitions:
 
 @lru_cache(maxsize=None)
 def definitions() -> Definitions:
-    """The project's definitions (``analytics/labels.toml``), read once."""
+    """The project's definitions (``labels/labels.toml``), read once."""
     return load_definitions(LABELS_PATH)
 
 

@@ -3,7 +3,7 @@
 Incremental and idempotent: a file already ingested with the same content (SHA-256) is skipped; a
 changed file is read again and its earlier sources are retired. A game already in the store
 (same fingerprint, from any file) is stored once, with one more source. Each batch is committed
-atomically (``analytics.store.Store.commit``), so an interrupted ingest loses at most the batch
+atomically (``store.folder.Store.commit``), so an interrupted ingest loses at most the batch
 it was writing, and the next run reads those files again. Memory stays bounded: a batch is
 committed once it holds ``batch_positions`` positions (half a million by default: about 150 MB of
 rows in memory)::
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from analytics.classify import classify_game, definitions_version
-from analytics.schema import TABLES, move_code
-from analytics.store import Store
+from labels.classify import classify_game, definitions_version
+from store.schema import TABLES, move_code
+from store.folder import Store
 from ingest.read import read_path, record_files, worker_context
 from ingest.validate import validate_record
 

@@ -5,7 +5,7 @@ Layout::
 
     STORE/manifest.json          the commit point: {"format", "next_game", "batches": [...],
                                  "labels": {"version", "from_batch"}}
-    STORE/batches/b000001/*.parquet   one file per table (see ``analytics.schema``)
+    STORE/batches/b000001/*.parquet   one file per table (see ``store.schema``)
     STORE/kifudb.duckdb          the same views, for analysts (read-only use; rewritten on commit)
     STORE/.lock                  held by the one process that writes
 
@@ -35,8 +35,8 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from analytics import DEFAULT_STORE
-from analytics.schema import TABLES
+from store import DEFAULT_STORE
+from store.schema import TABLES
 
 FORMAT = 3  # 2: games rows carry their batch; 3: labels
 

@@ -49,7 +49,7 @@ from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK
                          PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON,
                          KANJI_SHORT, FILE_DIGITS_FULL, RANK_KANJI)
 from core.position import sfen_of, Position, SfenError
-from ingest.record import Finding, ERROR, WARNING, INFO
+from core.findings import Finding, ERROR, WARNING, INFO
 
 __all__ = ["read_bod", "bod_text", "BoardDiagram", "is_bod_line"]
 

@@ -1,6 +1,6 @@
 """The store's tables: their Arrow schemas, and the compact integer code of a move.
 
-A store is a folder of Parquet batches (see ``analytics.store``); every batch holds the same seven
+A store is a folder of Parquet batches (see ``store.folder``); every batch holds the same seven
 tables:
 
 * ``games``: one row per distinct game (the same game read from several files is one game):
@@ -25,7 +25,7 @@ tables:
 * ``retired``: ``path``, ``batch``: a file read again because it changed; its sources, findings
   and files rows from earlier batches no longer count.
 * ``labels``: the castles (囲い) and openings (戦型) each side of a game reached
-  (``analytics.classify``): ``game``, ``side`` (black/white), ``kind`` (castle/opening),
+  (``labels.classify``): ``game``, ``side`` (black/white), ``kind`` (castle/opening),
   ``label``, ``ply`` (when first reached), ``primary`` (the side's most specific castle or
   opening), ``batch``. The manifest's ``labels`` entry names the definitions' version and the
   batch from which labels count (``kifudb relabel`` writes a batch of labels for every game).

@@ -1,0 +1,17 @@
+"""The store: one folder of Parquet batches with DuckDB views over them — the only package that
+knows Arrow, Parquet, DuckDB and SQL.
+
+- ``store.schema``: the tables (Arrow schemas) and the compact code of a move;
+- ``store.folder``: ``Store``, the folder — manifest, batches and their atomic commit, compaction;
+- ``store.writer``: ``kifudb ingest`` — games read by ``ingest`` become batches;
+- ``store.relabel``: label the stored games again after the definitions changed;
+- ``store.engine``: the views as SQLAlchemy tables and the cached engine that queries run on;
+- ``store.sql``: the guarded door for analysts' read-only SQL.
+
+``DEFAULT_STORE`` is here, apart from ``store.folder``, so that naming it does not load DuckDB
+and pyarrow (``kifudb validate`` never needs them).
+"""
+
+from pathlib import Path
+
+DEFAULT_STORE = Path(__file__).resolve().parent.parent / "data" / "store"
