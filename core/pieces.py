@@ -23,8 +23,12 @@ PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING = 1, 2, 3, 4, 5, 6, 7, 8
 PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON = 9, 10, 11, 12, 13, 14
 PROMOTE = 8  # add to a promotable type (PAWN..ROOK) to get its promoted type
 
-#: Piece types that may be held in hand, in SFEN's hand order is R B G S N L P (see sfen.py).
+#: Piece types that may be held in hand, weakest first (the order of ``Position.hands``).
 HAND_TYPES = (PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD)
+#: The same types in the order SFEN, KIF diagrams and boards write a hand: R B G S N L P.
+HAND_ORDER = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
+#: The type each type returns to when captured (index = type): ``UNPROMOTED[DRAGON] == ROOK``.
+UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
 #: How many of each type exist in a full set (index = type); bounds hands and SFEN input.
 FULL_SET = (0, 18, 4, 4, 4, 2, 2, 4, 2)
 
@@ -33,6 +37,8 @@ USI_LETTERS = " PLNSBRGK"
 #: CSA codes, index = type.
 CSA_CODES = ("", "FU", "KY", "KE", "GI", "KA", "HI", "KI", "OU",
              "TO", "NY", "NK", "NG", "UM", "RY")
+#: CSA code -> piece type (``"RY"`` -> ``DRAGON``).
+CSA_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
 #: Japanese names used by KIF and KI2, index = type.
 KANJI = ("", "歩", "香", "桂", "銀", "角", "飛", "金", "玉",
          "と", "成香", "成桂", "成銀", "馬", "龍")
@@ -45,6 +51,10 @@ WESTERN_LETTERS = ("", "P", "L", "N", "S", "B", "R", "G", "K",
 
 FILE_DIGITS_FULL = "０１２３４５６７８９"
 RANK_KANJI = "〇一二三四五六七八九"
+
+
+#: ``ZONE[colour][square]``: True in ``colour``'s promotion zone (the three far ranks).
+ZONE = (tuple(sq % 9 < 3 for sq in range(81)), tuple(sq % 9 > 5 for sq in range(81)))
 
 
 def piece(colour: int, piece_type: int) -> int:
@@ -69,7 +79,7 @@ def can_promote(piece_type: int) -> bool:
 
 def unpromoted(piece_type: int) -> int:
     """The type a piece returns to when captured: ``unpromoted(DRAGON) == ROOK``."""
-    return piece_type - PROMOTE if piece_type > KING else piece_type
+    return UNPROMOTED[piece_type]
 
 
 def square(file: int, rank: int) -> int:
@@ -94,8 +104,7 @@ def square_name(sq: int) -> str:
 
 def in_zone(colour: int, sq: int) -> bool:
     """True if ``sq`` is in the promotion zone of ``colour`` (the three far ranks)."""
-    rank = sq % 9 + 1
-    return rank <= 3 if colour == BLACK else rank >= 7
+    return ZONE[colour][sq]
 
 
 def relative_rank(colour: int, sq: int) -> int:
