@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ingest.read import read_bytes, record_files
-from ingest.validate import validate_record
+from ingest.pipeline import read_data
+from ingest.read import record_files
 from kifudb.validate import validate_files
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,8 +42,7 @@ def load_corpus(kind: str):
 def kifudb_games(items) -> int:
     n = 0
     for path, data, _, _ in items:
-        for record in read_bytes(data, path).records:
-            n += validate_record(record).moves
+        n += sum(game.moves for game in read_data(data, path).games)
     return n
 
 
@@ -178,7 +177,7 @@ def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
     per-run ratio."""
     items = load_corpus(kind)
     kept = agreed(items)
-    games = sum(len(read_bytes(d, p).records) for p, d, _, _ in kept)
+    games = sum(len(read_data(d, p).games) for p, d, _, _ in kept)
     print(f"\n## {kind.upper()} files: read + parse + validate + key ({len(kept)} of {len(items)} "
           f"files that every library reads alike, {games} games, each file {repeat}x; median of "
           f"{runs} interleaved runs, each in a fresh process)")

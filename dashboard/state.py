@@ -33,13 +33,8 @@ def store() -> Store:
 
 
 def stamp():
-    """What changes when the store commits: the manifest's inode, size and mtime (None if the
-    store has no manifest yet)."""
-    try:
-        info = os.stat(store().manifest_path)
-    except FileNotFoundError:
-        return None
-    return info.st_ino, info.st_size, info.st_mtime_ns
+    """What changes when the store commits (``Store.stamp``: None if it has no manifest yet)."""
+    return store().stamp()
 
 
 def store_problem() -> str | None:

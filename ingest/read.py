@@ -1,7 +1,8 @@
 """Read record files: find them (files, folders, globs), decode, sniff, and parse into records.
 
-``read_path`` never raises: a file that cannot be read or is not a record comes back with a
-file-level finding and no games, and the other files go on::
+A file that cannot be read or is not a record comes back with a file-level finding and no
+games, and the other files go on (``ingest.pipeline.read_file`` adds the safety net against a
+reader's own bugs)::
 
     >>> result = read_path("no/such/file.kif")
     >>> result.records, result.findings[0].code
@@ -59,44 +60,62 @@ def _reader(fmt: str):
 
 
 def read_bytes(data: bytes, path: str = "") -> FileRead:
-    """Decode, sniff and parse the bytes of one file."""
-    decoded = decode(data)
-    fmt = sniff(decoded.text, path)
-    result = FileRead(path, fmt, decoded.encoding, findings=list(decoded.findings))
+    """Decode, sniff and parse the bytes of one file (a reader bug raises: ``read_file`` of
+    ``ingest.pipeline`` is the safety net that turns it into a finding)."""
+    read, text = decoded(data, path)
+    if text is not None:
+        parse(read, text)
+    return read
+
+
+def decoded(data: bytes, path: str = "") -> tuple:
+    """``(FileRead, text)``: the bytes decoded and their format sniffed; ``text`` is None (and a
+    ``not_a_record`` finding says why) when the content is no record format."""
+    text = decode(data)
+    fmt = sniff(text.text, path)
+    read = FileRead(path, fmt, text.encoding, findings=list(text.findings))
     if fmt is None:
-        result.findings.append(Finding(ERROR, "not_a_record", "the content looks like none of "
-                                       "KIF, KIFU, KI2, CSA, JKF or USI/SFEN"))
-        return result
-    try:
-        result.records = _reader(fmt)(decoded.text, path, decoded.encoding)
-    except Exception as error:  # a reader bug must not stop the other files
-        result.findings.append(Finding(ERROR, "reader_error", f"the {fmt} reader failed: "
-                                       f"{type(error).__name__}: {error}"))
-        return result
-    if not result.records:
-        result.findings.append(Finding(ERROR, "no_games", f"no game found in this {fmt} file"))
-    return result
+        read.findings.append(Finding(ERROR, "not_a_record", "the content looks like none of "
+                                     "KIF, KIFU, KI2, CSA, JKF or USI/SFEN"))
+        return read, None
+    return read, text.text
 
 
-def read_path(path) -> FileRead:
-    """Read one file from disk (see ``read_bytes``)."""
+def parse(read: FileRead, text: str) -> None:
+    """Parse decoded ``text`` with the reader of ``read.format`` into ``read.records``."""
+    read.records = _reader(read.format)(text, read.path, read.encoding)
+    if not read.records:
+        read.findings.append(Finding(ERROR, "no_game", f"no game found in this {read.format} file"))
+
+
+def load(path) -> tuple:
+    """``(FileRead, text)`` of one file on disk, before parsing; never raises: a file that
+    cannot be read gives ``text`` None and a finding that says why."""
     name = str(path)
     try:
         info = os.stat(name)
         if not stat.S_ISREG(info.st_mode):  # a folder, pipe or device would hang or fail
             return FileRead(name, None, "", findings=[Finding(
-                ERROR, "unreadable_file", "not a regular file")])
+                ERROR, "unreadable_file", "not a regular file")]), None
         size = info.st_size
         if size > MAX_BYTES:
             return FileRead(name, None, "", findings=[Finding(
                 ERROR, "file_too_large", f"{size:,} bytes; records larger than "
-                f"{MAX_BYTES:,} bytes are refused")])
+                f"{MAX_BYTES:,} bytes are refused")]), None
         with open(name, "rb") as stream:
             data = stream.read()
     except OSError as error:
         return FileRead(name, None, "", findings=[Finding(
-            ERROR, "unreadable_file", f"cannot read the file: {error.strerror or error}")])
-    return read_bytes(data, name)
+            ERROR, "unreadable_file", f"cannot read the file: {error.strerror or error}")]), None
+    return decoded(data, name)
+
+
+def read_path(path) -> FileRead:
+    """Read one file from disk (see ``read_bytes``)."""
+    read, text = load(path)
+    if text is not None:
+        parse(read, text)
+    return read
 
 
 def worker_context():
@@ -108,8 +127,8 @@ def worker_context():
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
     # the server imports the readers once; every worker forks from it with them loaded
-    context.set_forkserver_preload(["ingest.read", "ingest.validate", "ingest.kif", "ingest.ki2",
-                                    "ingest.csa", "ingest.jkf", "ingest.usi_file"])
+    context.set_forkserver_preload(["ingest.pipeline", "ingest.kif", "ingest.ki2", "ingest.csa",
+                                    "ingest.jkf", "ingest.usi_file"])
     return context
 
 

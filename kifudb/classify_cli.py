@@ -17,33 +17,28 @@ import json
 
 import click
 
-from labels.classify import GameLabels, classify_game, definitions_version
-from ingest.read import read_path, record_files
+from ingest.pipeline import read_file
+from ingest.read import record_files
 from ingest.record import ERROR
-from ingest.validate import validate_record
+from labels.classify import definitions_version
 
 SIDE_MARKS = {"black": "▲", "white": "△"}
 
 
 def classify_file(path: str) -> list:
     """The labels of every game of one file, as plain dicts; never raises."""
-    read = read_path(path)
-    if not read.records:
+    read = read_file(path, labels=True)
+    if not read.games:
         message = "; ".join(f.message for f in read.findings) or "no game found"
         return [{"path": read.path, "index": None, "error": message}]
     rows = []
-    for record in read.records:
-        try:
-            game = validate_record(record)
-            moves = game.game.moves if game.game is not None else []
-            labels = (classify_game(game.start_sfen, moves) if game.game is not None
-                      else GameLabels())
-        except Exception as error:  # one broken game must not cost the others
-            rows.append({"path": read.path, "index": record.index,
-                         "error": f"{type(error).__name__}: {error}"})
+    for game in read.games:
+        internal = next((f for f in game.findings if f.code == "internal_error"), None)
+        if internal is not None:  # one broken game must not cost the others
+            rows.append({"path": read.path, "index": game.index, "error": internal.message})
             continue
-        row = {"path": read.path, "index": record.index, "moves": len(moves),
-               "handicap": game.headers.get("handicap"), **labels.as_dict()}
+        row = {"path": read.path, "index": game.index, "moves": game.moves,
+               "handicap": game.headers.get("handicap"), **game.labels.as_dict()}
         if game.first_illegal_ply is not None:  # labels cover the moves before it only
             row["stopped"] = _stop(game)
         rows.append(row)

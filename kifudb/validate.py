@@ -1,7 +1,8 @@
 """``kifudb validate``: read, replay and report on many files, in one or several processes.
 
-Each file becomes a list of plain dicts, one per game (or one with ``index`` None for a file that
-is not a readable record), which the renderers turn into text, JSON, JSON lines, CSV or HTML::
+The reading is ``ingest.pipeline``'s; each file becomes a list of plain dicts, one per game (or
+one with ``index`` None for a file that is not a readable record), which the renderers turn
+into text, JSON, JSON lines, CSV or HTML::
 
     >>> rows = validate_file("data/samples/games.usi")
     >>> len(rows), rows[-1]["illegal_code"], rows[-1]["first_illegal_ply"]
@@ -14,13 +15,10 @@ import csv
 import html
 import io
 import json
-import sys
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 from typing import Iterable, Iterator
 
-from ingest.read import FileRead, read_path, worker_context
-from ingest.validate import validate_record
+from ingest.pipeline import FileGames, StoredGame, read_file, read_files
 
 
 def _finding(f) -> dict:
@@ -28,70 +26,44 @@ def _finding(f) -> dict:
             "text": f.text, "message": f.message}
 
 
-def game_row(read: FileRead, game, positions: bool = False) -> dict:
-    """The report of one validated game (``ingest.validate.ValidatedGame``) as plain data."""
-    record = game.record
+def game_row(read: FileGames, game: StoredGame) -> dict:
+    """The report of one game as plain data (the file's own findings first)."""
     row = {
-        "path": read.path, "index": record.index, "format": record.format,
-        "encoding": record.encoding, "line": record.first_line, "headers": game.headers,
+        "path": read.path, "index": game.index, "format": game.format,
+        "encoding": game.encoding, "line": game.line, "headers": game.headers,
         "start_sfen": game.start_sfen, "moves": game.moves,
         "first_illegal_ply": game.first_illegal_ply, "illegal_code": game.illegal_code,
         "final_sfen": game.final_sfen, "winner": game.winner, "reason": game.reason,
-        "declared_ending": record.ending.word if record.ending else None,
-        "fingerprint": game.fingerprint, "variations": len(record.variations),
-        "comments": len(record.comments) + sum(len(m.comments) for m in record.moves),
+        "declared_ending": game.declared_ending, "fingerprint": game.fingerprint,
+        "variations": game.variations, "comments": len(game.comments) + game.move_comments,
         "findings": [_finding(f) for f in read.findings + game.findings],
     }
-    if positions:
-        row["positions"] = game.sfens()
+    if game.sfens is not None:
+        row["positions"] = game.sfens
     return row
 
 
-def file_row(read: FileRead) -> dict:
+def file_row(read: FileGames) -> dict:
     """The report of a file that gave no game."""
     return {"path": read.path, "index": None, "format": read.format, "encoding": read.encoding,
             "moves": 0, "findings": [_finding(f) for f in read.findings]}
 
 
+def file_rows(read: FileGames) -> list:
+    """The rows of one file: one per game, or one for a file that gave none."""
+    return [game_row(read, game) for game in read.games] or [file_row(read)]
+
+
 def validate_file(path: str, positions: bool = False) -> list:
     """Read and replay every game of one file; never raises."""
-    read = read_path(path)
-    if not read.records:
-        return [file_row(read)]
-    rows = []
-    for record in read.records:
-        try:
-            rows.append(game_row(read, validate_record(record), positions))
-        except Exception as error:  # a bug in one game must not cost the others
-            rows.append({**file_row(read), "index": record.index, "findings": [{
-                "severity": "error", "code": "internal_error", "line": record.first_line,
-                "ply": None, "text": "", "message": f"{type(error).__name__}: {error}"}]})
-    return rows
+    return file_rows(read_file(path, positions=positions))
 
 
 def validate_files(paths: list, jobs: int = 1, positions: bool = False,
                    progress: bool = False) -> Iterator[list]:
     """Yield the rows of each file, in the order given, using ``jobs`` processes."""
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=len(paths), unit="file", file=sys.stderr, leave=False)
-    try:
-        if jobs <= 1:
-            results = (validate_file(p, positions) for p in paths)
-            for rows in results:
-                bar and bar.update()
-                yield rows
-        else:
-            with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
-                chunk = max(1, min(64, len(paths) // (jobs * 8) or 1))
-                for rows in pool.map(validate_file, paths, [positions] * len(paths),
-                                     chunksize=chunk):
-                    bar and bar.update()
-                    yield rows
-    finally:
-        if bar is not None:
-            bar.close()
+    for read in read_files(paths, jobs, "validate" if progress else None, positions=positions):
+        yield file_rows(read)
 
 
 def summarize(rows: Iterable[dict]) -> dict:

@@ -19,7 +19,6 @@ more than a key lookup, on every query. It takes about 100 bytes a game in memor
 
 from __future__ import annotations
 
-import os
 import threading
 from typing import NamedTuple
 
@@ -33,7 +32,7 @@ from store.folder import Store
 from store.schema import TABLES
 
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
-           "game_summary", "label_summary", "engine", "fetch", "as_store", "manifest_stamp"]
+           "game_summary", "label_summary", "engine", "fetch", "as_store"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 
@@ -113,14 +112,6 @@ def as_store(store) -> Store:
     return store if isinstance(store, Store) else Store(store)
 
 
-def manifest_stamp(store: Store):
-    try:
-        st = os.stat(store.manifest_path)
-    except FileNotFoundError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
-
-
 def engine(store) -> sa.Engine:
     """The SQLAlchemy engine over ``store``'s views (cached; rebuilt once the manifest changes)."""
     return _handle(as_store(store)).engine
@@ -128,7 +119,7 @@ def engine(store) -> sa.Engine:
 
 def _handle(store: Store) -> Handle:
     for attempt in range(3):
-        stamp = manifest_stamp(store)  # taken before the manifest is read: a race costs a rebuild
+        stamp = store.stamp()  # taken before the manifest is read: a race costs a rebuild
         with LOCK:
             handle = _ENGINES.get(store.root)
             if handle is not None and handle.stamp == stamp:
@@ -136,7 +127,7 @@ def _handle(store: Store) -> Handle:
             try:
                 built, database = _build(store)
             except duckdb.Error:
-                if attempt == 2 or manifest_stamp(store) == stamp:
+                if attempt == 2 or store.stamp() == stamp:
                     raise
                 continue  # a commit or compaction removed files while we read them
             remember(_ENGINES, store.root, Handle(stamp, built, database, set()))
@@ -182,7 +173,7 @@ def fetch(store, statement, parameters=None, labels: bool = False) -> list:
                 names = list(result.keys())
                 return [dict(zip(names, row)) for row in result.fetchall()]
         except sa.exc.DBAPIError:
-            if attempt or manifest_stamp(store) == handle.stamp:
+            if attempt or store.stamp() == handle.stamp:
                 raise
 
 

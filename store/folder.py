@@ -70,6 +70,16 @@ class Store:
                              f"into a new store folder")
         return manifest
 
+    def stamp(self):
+        """What identifies the committed state: the manifest's inode, size and modification
+        time (None before the first commit). Every commit replaces the manifest, so a reader
+        whose stamp changed must read the manifest again."""
+        try:
+            st = os.stat(self.manifest_path)
+        except FileNotFoundError:
+            return None
+        return st.st_ino, st.st_size, st.st_mtime_ns
+
     def batch_dir(self, name: str) -> Path:
         return self.root / "batches" / name
 
@@ -155,6 +165,12 @@ class Store:
         """The number the next batch will get."""
         manifest = manifest or self.manifest()
         return 1 + max((int(b[1:]) for b in manifest["batches"]), default=0)
+
+    def batch(self, manifest=None):
+        """A new, empty ``store.batch.Batch`` numbered as the next commit will be."""
+        from store.batch import Batch  # loads the readers: only writers need it
+
+        return Batch(self.next_batch(manifest))
 
     def commit(self, tables: dict, next_game: int, labels: dict = None) -> str:
         """Write one batch (``{table: pyarrow.Table}``) and make it part of the store;

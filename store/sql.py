@@ -16,7 +16,7 @@ from typing import NamedTuple, Optional
 
 import duckdb
 
-from store.engine import LOCK, Handle, as_store, manifest_stamp, remember
+from store.engine import LOCK, Handle, as_store, remember
 from store.folder import Store
 from store.schema import TABLES
 
@@ -70,7 +70,7 @@ def check_sql(text: str) -> str:
 def _sql_database(store: Store) -> duckdb.DuckDBPyConnection:
     """The analysts' database of a store: its views, readable files limited to the store's
     Parquet files, configuration locked."""
-    stamp = manifest_stamp(store)
+    stamp = store.stamp()
     with LOCK:
         handle = _SQL_DATABASES.get(store.root)
         if handle is not None and handle.stamp == stamp:
@@ -99,7 +99,7 @@ def run_sql(store, text: str, limit: Optional[int] = 1000) -> SqlResult:
         limit = _count(limit, "limit", minimum=0)
     store = as_store(store)
     for attempt in (0, 1):
-        stamp = manifest_stamp(store)
+        stamp = store.stamp()
         try:
             with _sql_database(store).cursor() as cursor:
                 cursor.execute(query)
@@ -107,7 +107,7 @@ def run_sql(store, text: str, limit: Optional[int] = 1000) -> SqlResult:
                 rows = cursor.fetchall() if limit is None else cursor.fetchmany(limit + 1)
             break
         except duckdb.Error as error:
-            if attempt == 0 and manifest_stamp(store) != stamp:
+            if attempt == 0 and store.stamp() != stamp:
                 continue  # the store changed under the query (a compaction): once more
             raise SqlError(str(error)) from None
     truncated = limit is not None and len(rows) > limit

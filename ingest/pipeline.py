@@ -1,0 +1,234 @@
+"""One file in, plain values out: read → replay → label, behind one safety net, in one or several
+processes. ``kifudb validate``, ``kifudb ingest`` (``store.writer``), ``kifudb classify`` and the
+benchmarks all go through ``read_file`` / ``read_files``::
+
+    >>> read = read_file("data/samples/games.usi", labels=True)
+    >>> len(read.games), read.games[-1].illegal_code, read.games[-1].first_illegal_ply
+    (13, 'bad_geometry', 3)
+    >>> game = read.games[0]
+    >>> game.moves, game.winner, game.reason, game.labels.black.primary_opening
+    (181, 'none', 'unknown', '居飛車')
+
+A file that is not a readable record gives no game and a file-level finding; a bug in a reader
+or in the replay of one game becomes an ``internal_error`` finding and the other games go on::
+
+    >>> read_file("no/such/file.kif").findings[0].code
+    'unreadable_file'
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+from core.findings import ERROR, Finding
+from core.move import Move
+from ingest.read import FileRead, decoded, load, parse, worker_context
+from ingest.record import GameRecord
+from ingest.validate import ValidatedGame, validate_record
+from labels.classify import GameLabels, classify_game
+
+#: one row of ``StoredGame.move_rows``: a move as written, on its line, with its replayed USI
+#: ``(line, parent, ply, usi or None, text, seconds, comment)`` — line 0 is the main line,
+#: variation N is line N and branches off line ``parent`` (0 = the main line)
+MoveRow = tuple
+
+
+@dataclass(slots=True)
+class StoredGame:
+    """One game of a file after reading and replay, as every door needs it: plain values only
+    (no ``Game`` or reader state), so that it crosses process boundaries cheaply."""
+
+    path: str
+    index: int
+    format: str
+    encoding: str
+    #: the line of the file where the game starts
+    line: Optional[int]
+    #: the normalized headers (``ingest.headers``) and the headers as written
+    headers: dict
+    raw_headers: dict
+    start_sfen: str
+    #: the main-line moves that replayed legally (``core.move.Move``)
+    main_line: list
+    #: the 64-bit key of every main-line position, the start included
+    keys: list
+    first_illegal_ply: Optional[int]
+    illegal_code: Optional[str]
+    final_sfen: Optional[str]
+    winner: str
+    reason: str
+    declared_ending: Optional[str]
+    fingerprint: str
+    findings: list
+    #: moves written on the main line (replayed or not), variations, comment lines
+    written_moves: int
+    variations: int
+    comments: list
+    move_comments: int
+    #: every move of every line as written (``MoveRow``), when asked for (``lines=True``)
+    move_rows: list = field(default_factory=list)
+    #: the castles and openings of each side (``labels.classify``), when asked for
+    labels: Optional[GameLabels] = None
+    #: the SFEN of every main-line position, when asked for (``positions=True``)
+    sfens: Optional[list] = None
+
+    @property
+    def moves(self) -> int:
+        """How many main-line moves replayed legally."""
+        return len(self.main_line)
+
+    @property
+    def valid(self) -> bool:
+        """True when no finding is an error."""
+        return not any(f.severity == ERROR for f in self.findings)
+
+    @property
+    def black_first(self) -> bool:
+        """True when Black moves first (the start position's side to move)."""
+        return self.start_sfen.split()[1] == "b" if self.start_sfen else True
+
+
+@dataclass(slots=True)
+class FileGames:
+    """What one file gave: its format and encoding, its games, and file-level findings (why it
+    gave no game, or what its bytes said: a wrong declared encoding, say)."""
+
+    path: str
+    format: Optional[str]
+    encoding: str
+    games: list = field(default_factory=list)
+    findings: list = field(default_factory=list)
+
+
+def read_file(path, labels: bool = False, positions: bool = False,
+              lines: bool = False) -> FileGames:
+    """Read, replay and (``labels``) label every game of one file; never raises. ``positions``
+    adds each game's SFENs, ``lines`` every move of every line as written (``move_rows``)."""
+    return _read_games(*load(path), labels, positions, lines)
+
+
+def read_data(data: bytes, path: str = "", labels: bool = False, positions: bool = False,
+              lines: bool = False) -> FileGames:
+    """``read_file`` of bytes already in memory (``path`` names them in findings)."""
+    return _read_games(*decoded(data, path), labels, positions, lines)
+
+
+def _read_games(read: FileRead, text: Optional[str], labels: bool, positions: bool,
+                lines: bool) -> FileGames:
+    """The safety net: a reader bug costs this file, a replay bug this game, never the run."""
+    if text is not None:
+        try:
+            parse(read, text)
+        except Exception as error:
+            read.records = []
+            read.findings.append(Finding(ERROR, "reader_error", f"the {read.format} reader "
+                                         f"failed: {type(error).__name__}: {error}"))
+    result = FileGames(read.path, read.format, read.encoding, findings=read.findings)
+    for record in read.records:
+        try:
+            result.games.append(stored_game(read.path, record, labels, positions, lines))
+        except Exception as error:
+            result.games.append(_broken_game(read, record, error))
+    return result
+
+
+def stored_game(path: str, record: GameRecord, labels: bool = False, positions: bool = False,
+                lines: bool = False) -> StoredGame:
+    """Replay one record (``ingest.validate``) and turn it into a ``StoredGame``."""
+    replayed = validate_record(record)
+    game = replayed.game
+    main_line = list(game.moves) if game is not None else []
+    stored = StoredGame(
+        path, record.index, record.format, record.encoding, record.first_line, replayed.headers,
+        record.headers, replayed.start_sfen, main_line, replayed.keys,
+        replayed.first_illegal_ply, replayed.illegal_code, replayed.final_sfen, replayed.winner,
+        replayed.reason, record.ending.word if record.ending else None, replayed.fingerprint,
+        replayed.findings, len(record.moves), len(record.variations), list(record.comments),
+        sum(len(m.comments) for m in record.moves))
+    if lines:
+        stored.move_rows = _move_rows(record, replayed)
+    if labels:
+        stored.labels = (classify_game(replayed.start_sfen, main_line) if game is not None
+                         else GameLabels())
+    if positions:
+        stored.sfens = replayed.sfens()
+    return stored
+
+
+def _move_rows(record: GameRecord, replayed: ValidatedGame) -> list:
+    """The ``MoveRow`` of every move of every line of ``record``."""
+    main = replayed.game.moves if replayed.game is not None else []
+    rows = _line_rows(0, None, 1, record.moves, main)
+    for number, variation in enumerate(record.variations, start=1):
+        parent = 0 if variation.parent is None else variation.parent + 1
+        rows += _line_rows(number, parent, variation.start_ply, variation.moves,
+                           replayed.variations[number - 1] if replayed.game else [])
+    return rows
+
+
+def _line_rows(line: int, parent, first_ply: int, written: list, replayed: list) -> list:
+    return [(line, parent, first_ply + i, Move.usi(replayed[i]) if i < len(replayed) else None,
+             m.text, m.seconds, "\n".join(m.comments) or None) for i, m in enumerate(written)]
+
+
+def _internal(error: Exception, line, doing: str) -> Finding:
+    return Finding(ERROR, "internal_error", f"kifudb failed {doing}: {type(error).__name__}: "
+                   f"{error} (please report this with the file)", line)
+
+
+def _broken_game(read: FileRead, record: GameRecord, error: Exception) -> StoredGame:
+    """A game whose replay failed inside kifudb: no moves, and the finding that says so."""
+    finding = _internal(error, record.first_line, "replaying this game")
+    return StoredGame(read.path, record.index, record.format, record.encoding, record.first_line,
+                      {}, record.headers, record.start_sfen, [], [], None, None, None, "none",
+                      "unknown", record.ending.word if record.ending else None, "", [finding],
+                      len(record.moves), len(record.variations), list(record.comments), 0)
+
+
+def read_files(paths: list, jobs: int = 1, progress: Optional[str] = None,
+               **options) -> Iterator[FileGames]:
+    """Yield ``read_file(path, **options)`` of each path, in the order given, using ``jobs``
+    processes; ``progress`` names a progress bar on standard error. With several jobs, files go
+    to the workers in small chunks and at most a few chunks per worker are read ahead, so
+    results never pile up while the caller writes them."""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=len(paths), unit="file", file=sys.stderr, desc=progress, leave=False)
+    try:
+        for read in _read_all(list(paths), jobs, options):
+            if bar is not None:
+                bar.update()
+            yield read
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _read_chunk(paths: list, options: dict) -> list:
+    return [read_file(path, **options) for path in paths]
+
+
+def _read_all(paths: list, jobs: int, options: dict) -> Iterator[FileGames]:
+    if jobs <= 1 or len(paths) < 2:
+        for path in paths:
+            yield read_file(path, **options)
+        return
+    size = max(1, min(64, len(paths) // (jobs * 8)))
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=worker_context()) as pool:
+        pending: deque = deque()
+        try:
+            for chunk in chunks:
+                pending.append(pool.submit(_read_chunk, chunk, options))
+                if len(pending) >= jobs * 4:
+                    yield from pending.popleft().result()
+            while pending:
+                yield from pending.popleft().result()
+        finally:
+            for future in pending:
+                future.cancel()

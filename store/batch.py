@@ -1,0 +1,136 @@
+"""``Batch``: the rows of one batch being built from ``StoredGame`` values, column by column, and
+turned into the Arrow tables of ``store.schema`` for ``Store.commit``.
+
+This is the one place where a game read by ``ingest`` becomes rows of the store's tables::
+
+    >>> from ingest.pipeline import read_file
+    >>> batch = Batch(1)
+    >>> game = read_file("data/samples/games.usi", labels=True, lines=True).games[0]
+    >>> batch.add_game(7, game)
+    >>> batch.add_source(7, game)
+    >>> tables = batch.tables()
+    >>> tables["games"].num_rows, tables["positions"].num_rows, batch.positions
+    (1, 182, 182)
+    >>> tables["positions"].column("game")[0].as_py()
+    7
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+from array import array
+from typing import Optional
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ingest.pipeline import StoredGame
+from store.schema import TABLES, move_code
+
+
+class Batch:
+    """The rows of batch number ``number``, column by column."""
+
+    def __init__(self, number: int):
+        self.number = number
+        self.columns = {name: {f.name: [] for f in schema} for name, schema in TABLES.items()}
+        #: positions added so far (the writer commits a batch once it holds enough)
+        self.positions = 0
+        self._game_rows: dict = {}
+        self._keys, self._games = array("Q"), array("i")
+        self._plies, self._sides, self._next_moves = array("i"), array("b"), array("i")
+
+    def _add(self, table: str, **values) -> None:
+        for name, column in self.columns[table].items():
+            column.append(values.get(name))
+
+    def describe(self, game_id: int, game: StoredGame) -> None:
+        """The ``games`` row of ``game_id`` (a later call for the same id replaces it: a richer
+        source re-describes a game already stored)."""
+        h = game.headers
+        self._game_rows[game_id] = dict(
+            game=game_id, fingerprint=game.fingerprint, event=h.get("event"),
+            date=_date(h.get("start_date")), end_date=_date(h.get("end_date")),
+            black=h.get("black"), white=h.get("white"), handicap=h.get("handicap"),
+            time_control=h.get("time_control"), place=h.get("place"), opening=h.get("opening"),
+            headers=json.dumps(game.raw_headers, ensure_ascii=False),
+            start_sfen=game.start_sfen, moves=game.moves, valid=game.valid,
+            first_illegal_ply=game.first_illegal_ply, illegal_code=game.illegal_code,
+            winner=game.winner, reason=game.reason, declared_ending=game.declared_ending,
+            comments="\n".join(game.comments) or None, batch=self.number)
+
+    def add_game(self, game_id: int, game: StoredGame) -> None:
+        """A new game: its ``games`` row, every move of every line, its positions and labels."""
+        self.describe(game_id, game)
+        for line, parent, ply, usi, text, seconds, comment in game.move_rows:
+            self._add("moves", game=game_id, line=line, parent=parent, ply=ply, usi=usi,
+                      text=text, seconds=seconds, comment=comment)
+        if game.keys:
+            self._add_positions(game_id, game)
+        if game.labels is not None:
+            for side, kind, label, ply, primary in game.labels.rows():
+                self._add("labels", game=game_id, side=side, kind=kind, label=label, ply=ply,
+                          primary=primary, batch=self.number)
+
+    def _add_positions(self, game_id: int, game: StoredGame) -> None:
+        n = len(game.keys)
+        black = game.black_first
+        self._keys.extend(game.keys)
+        self._games.extend([game_id] * n)
+        self._plies.extend(range(n))
+        self._sides.extend([(ply % 2 == 0) == black for ply in range(n)])
+        self._next_moves.extend(map(move_code, game.main_line))
+        self._next_moves.append(-1)
+        self.positions += n
+
+    def add_source(self, game_id: int, game: StoredGame) -> None:
+        """Where ``game`` was read (a game stored once may have several sources)."""
+        self._add("sources", game=game_id, path=game.path, index=game.index,
+                  format=game.format, encoding=game.encoding, batch=self.number)
+
+    def add_findings(self, game_id: Optional[int], path: str, index: Optional[int],
+                     findings: list) -> None:
+        """Findings about a game (``game_id``) or about a whole file (``game_id`` None)."""
+        for f in findings:
+            self._add("findings", game=game_id, path=path, index=index, severity=f.severity,
+                      code=f.code, line=f.line, ply=f.ply, text=f.text, message=f.message,
+                      batch=self.number)
+
+    def add_file(self, path: str, sha256: Optional[str], size: Optional[int],
+                 game_ids: list) -> None:
+        """A file this batch read, with the ids of its games."""
+        self._add("files", path=path, sha256=sha256, size=size, games=game_ids,
+                  batch=self.number)
+
+    def retire(self, path: str) -> None:
+        """``path`` is read again: its rows of earlier batches no longer count."""
+        self._add("retired", path=path, batch=self.number)
+
+    def empty(self) -> bool:
+        """True when the batch read no file (there is nothing to commit)."""
+        return not self.columns["files"]["path"] and not self.columns["retired"]["path"]
+
+    def tables(self) -> dict:
+        """``{table: pyarrow.Table}`` of the rows so far, positions sorted by key."""
+        for values in self._game_rows.values():
+            self._add("games", **values)
+        self._game_rows = {}
+        out = {name: pa.Table.from_pydict(self.columns[name], schema=schema)
+               for name, schema in TABLES.items() if name != "positions"}
+        schema = TABLES["positions"]
+        next_moves = pa.array(self._next_moves, type=schema.field("next_move").type)
+        positions = pa.Table.from_arrays([
+            pa.array(self._keys, type=pa.uint64()), pa.array(self._games, type=pa.int32()),
+            pa.array(self._plies, type=schema.field("ply").type),
+            pa.array(self._sides, type=pa.int8()).cast(pa.bool_()),
+            pc.if_else(pc.equal(next_moves, -1), pa.nulls(len(next_moves), next_moves.type),
+                       next_moves),
+        ], schema=schema)
+        out["positions"] = positions.take(pc.sort_indices(
+            positions, [("key", "ascending"), ("game", "ascending"), ("ply", "ascending")]))
+        return out
+
+
+def _date(text: Optional[str]) -> Optional[datetime.date]:
+    return datetime.date.fromisoformat(text) if text else None
