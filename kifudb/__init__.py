@@ -1,1 +1,2 @@
-"""The ``kifudb`` command line, which ties the engine, readers, store and dashboard together."""
+"""The ``kifudb`` command line (``kifudb.cli``): the door that ties the readers (``ingest``), the
+store (``store``) and the questions (``analytics``) together; Click code only."""

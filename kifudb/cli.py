@@ -1,7 +1,14 @@
-"""The ``kifudb`` command: one subcommand per job.
+"""The ``kifudb`` command: one subcommand per job. This package holds only Click code: each
+command parses its options and calls ``ingest`` (reading), ``store`` (writing) or ``analytics``
+(questions), and words the answer.
 
     kifudb validate records/ --format html -o report.html   # read, replay and report on every game
-    kifudb replay data/samples/games.usi      # replay USI game lines, report moves, final position, verdict
+    kifudb ingest records/ --store data/store  # read, replay, label and store every game
+    kifudb search / explore / sql / game ID    # the store's questions
+    kifudb classify records/                   # the castles and openings of each game
+    kifudb stats … / relabel                   # what wins; label the store again
+    kifudb dashboard --store data/store        # the Streamlit app over a store
+    kifudb replay data/samples/games.usi       # replay USI game lines: moves, final position, verdict
     kifudb perft 4                             # count the legal move tree
     kifudb moves "sfen …" -n ki2               # the legal moves of a position, in any notation
     kifudb key "sfen …"                        # the 64-bit position key

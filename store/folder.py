@@ -92,7 +92,8 @@ class Store:
 
     def connect(self, manifest=None) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB connection with the store's views (``games``, ``sources``,
-        ``moves``, ``positions``, ``findings``, ``files``; ``*_all`` include retired rows)."""
+        ``moves``, ``positions``, ``findings``, ``files``, ``labels``, ``retired``; ``*_all``
+        include the rows that no longer count)."""
         connection = duckdb.connect()
         connection.execute("SET parquet_metadata_cache = true")  # batch files never change
         for statement in self.view_statements(manifest):

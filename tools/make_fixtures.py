@@ -969,7 +969,7 @@ def samples_sources(corpus, facts, sample_games):
     L = [
         "# data/samples — origins",
         "",
-        "`games.usi` holds 12 real games for the demo, made by `python tools/make_fixtures.py` (dev-only) from the",
+        "`games.usi` holds 13 real games (12 legal, 1 with an illegal move) for the demo, made by `python tools/make_fixtures.py` (dev-only) from the",
         "development corpus. Same line format as tests/fixtures/usi/real_games.usi; the comment line before each game",
         "also gives players, event, date (when the record names them) and why the game was picked.",
         "",
