@@ -7,7 +7,7 @@ benchmarks all go through ``read_file`` / ``read_files``::
     (13, 'bad_geometry', 3)
     >>> game = read.games[0]
     >>> game.moves, game.winner, game.reason, game.labels.black.primary_opening
-    (181, 'none', 'unknown', '居飛車')
+    (181, <Winner.NONE: 'none'>, <Reason.UNKNOWN: 'unknown'>, '居飛車')
 
 A file that is not a readable record gives no game and a file-level finding; a bug in a reader
 or in the replay of one game becomes an ``internal_error`` finding and the other games go on::
@@ -18,6 +18,7 @@ or in the replay of one game becomes an ``internal_error`` finding and the other
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -183,10 +184,14 @@ def _internal(error: Exception, line, doing: str) -> Finding:
 def _broken_game(read: FileRead, record: GameRecord, error: Exception) -> StoredGame:
     """A game whose replay failed inside kifudb: no moves, and the finding that says so."""
     finding = _internal(error, record.first_line, "replaying this game")
+    # identified by what it says as written, so that two broken games never become one
+    written = "\n".join([record.start_sfen, *(m.text for m in record.moves)])
+    identity = hashlib.blake2b(written.encode("utf-8", "replace"), digest_size=8).hexdigest()
     return StoredGame(read.path, record.index, record.format, record.encoding, record.first_line,
                       {}, record.headers, record.start_sfen, [], [], None, None, None, "none",
-                      "unknown", record.ending.word if record.ending else None, "", [finding],
-                      len(record.moves), len(record.variations), list(record.comments), 0)
+                      "unknown", record.ending.word if record.ending else None, identity,
+                      [finding], len(record.moves), len(record.variations),
+                      list(record.comments), 0)
 
 
 def read_files(paths: list, jobs: int = 1, progress: Optional[str] = None,

@@ -132,17 +132,25 @@ def worker_context():
     return context
 
 
-def record_files(arguments) -> Iterator[str]:
+def record_files(arguments, skip=()) -> Iterator[str]:
     """Expand files, folders (recursively, record extensions only, symlinked folders not
     followed) and glob patterns, in a stable order; a name that matches nothing is yielded as is
-    so that reading it reports the problem."""
+    so that reading it reports the problem. Nothing inside the folders of ``skip`` (a store
+    inside the folder being read, say) is yielded."""
+    skipped = [os.path.normpath(os.path.abspath(str(s))) for s in skip]
+
+    def kept(name: str) -> bool:
+        return not any(name == s or name.startswith(s + os.sep) for s in skipped)
+
     seen = set()
     for argument in arguments:
         argument = str(argument)
         if os.path.isdir(argument):
             found = []
             for folder, subfolders, files in os.walk(argument, followlinks=False):
-                subfolders.sort()
+                subfolders[:] = sorted(d for d in subfolders
+                                       if kept(os.path.normpath(os.path.abspath(
+                                           os.path.join(folder, d)))))
                 found.extend(os.path.join(folder, f) for f in sorted(files)
                              if os.path.splitext(f)[1].lower() in EXTENSIONS)
         elif glob.has_magic(argument):
@@ -151,6 +159,6 @@ def record_files(arguments) -> Iterator[str]:
             found = [argument]
         for name in found:
             key = os.path.normpath(os.path.abspath(name))
-            if key not in seen:
+            if key not in seen and kept(key):
                 seen.add(key)
                 yield name

@@ -140,14 +140,26 @@ def _irregularities(start_sfen: str) -> tuple:
     return tuple(Position.from_sfen(start_sfen).irregularities())
 
 
-def fingerprint(start_sfen: str, usi_moves, illegal_ply=None) -> str:
+def fingerprint(start_sfen: str, usi_moves, illegal_ply=None, rest=()) -> str:
     """16 hex digits identifying a game by its start position and moves, whatever its format:
-    BLAKE2b (8 bytes) of ``<board side hands>|<usi moves, space-separated>``, plus ``|!<ply>``
-    when the record goes on with an illegal or unreadable move at that ply."""
+    BLAKE2b (8 bytes) of ``<board side hands>|<usi moves, space-separated>``, plus, when the
+    record goes on with an illegal or unreadable move at ply ``illegal_ply``, ``|!<ply>`` and
+    the texts of that move and every later one as written (``rest``), so that two records
+    that break at the same move but differ after it stay two games::
+
+        >>> start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -"
+        >>> fingerprint(start + " 1", ["7g7f"]) == fingerprint(start + " 9", ["7g7f"])
+        True
+        >>> a = fingerprint(start, ["7g7f"], 2, ["８八角成(22)", "同　銀(79)"])
+        >>> a == fingerprint(start, ["7g7f"], 2, ["８八角成(22)", "同　飛(28)"])
+        False
+    """
     start = " ".join(start_sfen.split()[:3])
     data = f"{start}|{' '.join(usi_moves)}".encode("ascii", "replace")
     if illegal_ply is not None:
         data += f"|!{illegal_ply}".encode()
+        if rest:
+            data += ("|" + "\n".join(rest)).encode("utf-8", "replace")
     return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
@@ -165,7 +177,9 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     if game is None:
         return ValidatedGame(record, headers, record.start_sfen, 0, [], [],
                              main.first_illegal_ply, main.illegal_code, None, "none", "unknown",
-                             fingerprint(record.start_sfen, [], main.first_illegal_ply), findings)
+                             fingerprint(record.start_sfen, [], main.first_illegal_ply,
+                                         _written_from(record, main.first_illegal_ply)),
+                             findings)
     if game.ending is not None and game.ply > game.ending.ply:
         findings.append(Finding(WARNING, "repetition_not_ended", f"{game.ending.message}, but "
                                 f"the record goes on for {game.ply - game.ending.ply} more moves",
@@ -181,8 +195,14 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
                          game.position.sfen(), winner, reason,
-                         fingerprint(game.start_sfen, usi, main.first_illegal_ply),
+                         fingerprint(game.start_sfen, usi, main.first_illegal_ply,
+                                     _written_from(record, main.first_illegal_ply)),
                          findings, game, variations)
+
+
+def _written_from(record: GameRecord, ply) -> list:
+    """The texts of the main-line moves from ``ply`` on, as written (none without a stop)."""
+    return [] if ply is None else [m.text for m in record.moves[ply - 1:]]
 
 
 def _replay_variation(record, index, variation, lines) -> list:

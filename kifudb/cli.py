@@ -38,7 +38,50 @@ def _position(sfen: str) -> Position:
         raise click.BadParameter(str(error), param_hint="SFEN") from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The command group, with one place that turns a damaged or foreign store, a full disk
+    and a failing query into a clear message (and exit status 1) instead of a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except Exception as error:
+            message = _store_message(error)
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
+
+
+def _store_message(error: Exception):
+    """What to tell the user of an error from the store, or None for any other error."""
+    if "store.folder" not in sys.modules:  # no store was opened: not a store problem
+        return None
+    from store.folder import StoreError, damage_message
+
+    if isinstance(error, StoreError):
+        return str(error)
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is not None and isinstance(error, duckdb.Error) or isinstance(error, OSError):
+        for root in _open_roots():
+            message = damage_message(error, root)
+            if message is not None:
+                return message
+        if isinstance(error, OSError) and error.errno == 28:  # ENOSPC
+            return f"the disk is full: {error.strerror} ({error.filename or 'the store'})"
+    return None
+
+
+def _open_roots() -> list:
+    """The folders of the stores this process opened (``store.engine``'s cache)."""
+    engine = sys.modules.get("store.engine")
+    roots = list(getattr(engine, "_ENGINES", {})) if engine is not None else []
+    from store import DEFAULT_STORE
+    return roots + [Path(DEFAULT_STORE).resolve()]
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
     """kifudb: a shogi game-record database."""
 
@@ -90,7 +133,7 @@ def ingest(paths, store_dir, jobs: int, compact) -> None:
 
     store = Store(store_dir or DEFAULT_STORE)
     started = time.perf_counter()
-    report = ingest_paths(paths, store.root, jobs=jobs, progress=sys.stderr.isatty())
+    report = ingest_paths(paths, store, jobs=jobs, progress=sys.stderr.isatty())
     elapsed = time.perf_counter() - started
     batches = len(store.manifest()["batches"])
     if compact or (compact is None and batches > 8):
@@ -104,6 +147,8 @@ def ingest(paths, store_dir, jobs: int, compact) -> None:
     totals = store.connect().execute(
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions)").fetchone()
     click.echo(f"store {store.root}: {totals[0]} games, {totals[1]} positions")
+    for note in store.notes:
+        click.echo(f"note: {note}", err=True)
     if report.stale_labels:
         click.echo(f"the older games' labels come from other definitions ({report.stale_labels}): "
                    f"run 'kifudb relabel --store {store.root}'", err=True)

@@ -3,31 +3,44 @@ DuckDB views over them.
 
 Layout::
 
-    STORE/manifest.json          the commit point: {"format", "next_game", "batches": [...],
-                                 "labels": {"version", "from_batch"}}
-    STORE/batches/b000001/*.parquet   one file per table (see ``store.schema``)
+    STORE/manifest.json          the commit point: {"format", "store_id", "next_game",
+                                 "batches": [...], "labels": {"version", "from_batch"},
+                                 "superseded": [{"batches": [...], "at": time}]}
+    STORE/batches/b000001/*.parquet   one file per table (see ``store.schema``), and
+    STORE/batches/b000001/batch.json  the mark of the store that wrote it
     STORE/kifudb.duckdb          the same views, for analysts (read-only use; rewritten on commit)
     STORE/.lock                  held by the one process that writes
+    STORE/tmp/                   batches being written (each folder marked like a batch)
 
 A batch becomes part of the store when the manifest naming it replaces the old one
-(``os.replace``, atomic); a batch folder the manifest does not name is debris of an interrupted
-ingest and is removed by the next writer. Readers never lock anything: ``Store.connect()`` opens
-an in-memory DuckDB whose views read the manifest's batches, so queries go on while an ingest
-runs and see its games once it commits::
+(``os.replace``, atomic). Readers never lock anything: ``Store.connect()`` opens an in-memory
+DuckDB whose views read the manifest's batches, so queries go on while an ingest runs and see
+its games once it commits::
 
     >>> import tempfile
     >>> store = Store(tempfile.mkdtemp())
     >>> store.connect().execute("SELECT count(*) FROM positions").fetchone()
     (0,)
+
+What a writer may delete (``Store.writing``): only what it can prove is its own — a folder of
+``tmp/`` or ``batches/`` that the manifest does not name and that carries this store's mark
+(an interrupted commit), the superseded batches of a compaction once their grace period is over
+(the manifest lists them), and the ``kifudb.duckdb.<id>.tmp`` files of an interrupted refresh.
+A folder without a manifest is a store only if it is empty: a writer refuses a folder that
+holds anything else (a store whose manifest was lost, or the wrong folder), and never reuses a
+batch name that exists on disk.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
+import re
 import shutil
+import time
 import uuid
 from pathlib import Path
 
@@ -36,9 +49,19 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store import DEFAULT_STORE
+from store.manifest import (BATCH_NAME, FORMAT, StoreDamaged, StoreError, check_manifest,
+                            new_manifest)
 from store.schema import TABLES
 
-FORMAT = 3  # 2: games rows carry their batch; 3: labels
+__all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", "write_table",
+           "damage_message"]
+
+#: how long the batches a compaction replaced are kept, so that connections opened before it
+#: (an analyst's notebook, the dashboard) go on reading them
+SUPERSEDED_GRACE = 24 * 3600
+#: the file in every batch (and tmp) folder that says which store wrote it
+MARK = "batch.json"
+_REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
 
 def _quote(text: str) -> str:
@@ -50,6 +73,9 @@ class Store:
 
     def __init__(self, root=DEFAULT_STORE):
         self.root = Path(root).resolve()
+        #: what the last commits could not do but did not need to (the analysts' database not
+        #: refreshed, say), for the command line to show
+        self.notes: list = []
 
     # ----- the manifest ------------------------------------------------------------------------
 
@@ -58,17 +84,21 @@ class Store:
         return self.root / "manifest.json"
 
     def manifest(self) -> dict:
-        """The committed state (an empty store if there is none yet)."""
+        """The committed state (an empty store if there is none yet); ``StoreDamaged`` if the
+        manifest is not one."""
         try:
-            with open(self.manifest_path, encoding="utf-8") as stream:
-                manifest = json.load(stream)
+            with open(self.manifest_path, "rb") as stream:
+                manifest = json.loads(stream.read().decode("utf-8"))
         except FileNotFoundError:
-            return {"format": FORMAT, "next_game": 1, "batches": []}
-        if manifest.get("format") != FORMAT:
-            raise ValueError(f"{self.manifest_path}: store format {manifest.get('format')!r}, "
-                             f"this kifudb reads format {FORMAT}: ingest the records again "
-                             f"into a new store folder")
-        return manifest
+            return {**new_manifest(), "store_id": None}
+        except (ValueError, UnicodeDecodeError) as error:
+            raise StoreDamaged(f"store damaged: {self.manifest_path} is not JSON ({error}); "
+                               f"`kifudb check --repair --store {self.root}` rebuilds it from "
+                               f"the batches on disk") from None
+        except OSError as error:
+            raise StoreError(f"cannot read {self.manifest_path}: "
+                             f"{error.strerror or error}") from None
+        return check_manifest(manifest, str(self.manifest_path))
 
     def stamp(self):
         """What identifies the committed state: the manifest's inode, size and modification
@@ -94,18 +124,27 @@ class Store:
         """An in-memory DuckDB connection with the store's views (``games``, ``sources``,
         ``moves``, ``positions``, ``findings``, ``files``, ``labels``, ``retired``; ``*_all``
         include the rows that no longer count)."""
+        statements = self.view_statements(manifest)
         connection = duckdb.connect()
         connection.execute("SET parquet_metadata_cache = true")  # batch files never change
-        for statement in self.view_statements(manifest):
-            connection.execute(statement)
+        try:
+            for statement in statements:
+                connection.execute(statement)
+        except duckdb.Error as error:
+            connection.close()
+            raise StoreDamaged(damage_message(error, self.root) or str(error)) from None
         return connection
 
     def view_statements(self, manifest=None) -> list:
-        """The SQL that defines the views over the committed batches."""
+        """The SQL that defines the views over the committed batches (``StoreDamaged`` if a
+        batch file is missing)."""
         manifest = manifest or self.manifest()
         statements = []
         for table, schema in TABLES.items():
             files = self.table_files(table, manifest)
+            missing = next((f for f in files if not os.path.isfile(f)), None)
+            if missing is not None:
+                raise StoreDamaged(_damaged(self.root, Path(missing), "the file is missing"))
             if files:
                 source = f"read_parquet([{', '.join(_quote(f) for f in files)}])"
             else:  # an empty store: typed empty views
@@ -143,29 +182,84 @@ class Store:
 
     @contextlib.contextmanager
     def writing(self):
-        """Hold the writer's lock (one ingest at a time); removes the debris of interrupted ones."""
+        """Hold the writer's lock (one writer at a time), make sure the folder is this store
+        (or a new one), migrate an older format, and remove the debris of interrupted writers
+        that is provably this store's own (see the module doc)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        with open(self.root / ".lock", "w") as lock:
+        with open(self.root / ".lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                self._remove_debris()
+                manifest = self._writable_manifest()
+                self._remove_debris(manifest)
+                if manifest["format"] != FORMAT:
+                    self.notes.append(f"store format {manifest['format']} migrated to "
+                                      f"format {FORMAT}")
+                    self.compact()
                 yield self
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
-    def _remove_debris(self) -> None:
-        shutil.rmtree(self.root / "tmp", ignore_errors=True)
-        committed = set(self.manifest()["batches"])
+    def _writable_manifest(self) -> dict:
+        if self.manifest_path.exists():
+            manifest = self.manifest()
+            if manifest.get("store_id") is None:  # written by an older kifudb: mark it now
+                manifest = {**manifest, "store_id": uuid.uuid4().hex,
+                            "superseded": manifest.get("superseded", [])}
+                self._write_manifest(manifest)
+            return manifest
+        foreign = sorted(name for name in os.listdir(self.root) if name != ".lock")
+        if foreign:
+            raise StoreError(
+                f"{self.root} is not a kifudb store (it has no manifest.json) and is not empty "
+                f"({len(foreign)} entries: {', '.join(foreign[:5])}{', …' if len(foreign) > 5 else ''}"
+                f"): kifudb writes a store only into a new or empty folder, and leaves this one "
+                f"as it is. If it was a store whose manifest.json was lost, "
+                f"`kifudb check --repair --store {self.root}` adopts its batches.")
+        manifest = new_manifest()
+        self._write_manifest(manifest)
+        return manifest
+
+    def _ours(self, folder: Path, manifest: dict) -> bool:
+        """True when ``folder`` carries this store's mark."""
+        try:
+            with open(folder / MARK, encoding="utf-8") as stream:
+                return json.load(stream).get("store_id") == manifest["store_id"]
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def _remove_debris(self, manifest: dict) -> None:
+        tmp = self.root / "tmp"
+        if tmp.is_dir():
+            for child in tmp.iterdir():
+                if child.is_dir() and self._ours(child, manifest):
+                    shutil.rmtree(child, ignore_errors=True)
+        now = time.time()
+        kept = [s for s in manifest.get("superseded", []) if s["at"] + SUPERSEDED_GRACE > now]
+        expired = [s for s in manifest.get("superseded", []) if s not in kept]
+        keep = set(manifest["batches"]) | {b for s in kept for b in s["batches"]}
+        for name in (b for s in expired for b in s["batches"] if b not in keep):
+            shutil.rmtree(self.batch_dir(name), ignore_errors=True)
         folder = self.root / "batches"
         if folder.is_dir():
             for child in folder.iterdir():
-                if child.name not in committed:
+                if child.name not in keep and child.is_dir() and self._ours(child, manifest):
                     shutil.rmtree(child, ignore_errors=True)
+        for child in self.root.iterdir():
+            if _REFRESH_TMP.fullmatch(child.name) or child.name == "manifest.json.tmp":
+                with contextlib.suppress(OSError):
+                    child.unlink()
+        if expired:
+            self._write_manifest({**manifest, "superseded": kept})
 
     def next_batch(self, manifest=None) -> int:
-        """The number the next batch will get."""
+        """The number the next batch will get: above every batch the manifest names and every
+        batch folder on disk (a name is never reused)."""
         manifest = manifest or self.manifest()
-        return 1 + max((int(b[1:]) for b in manifest["batches"]), default=0)
+        names = set(manifest["batches"])
+        names.update(b for s in manifest.get("superseded", []) for b in s["batches"])
+        with contextlib.suppress(OSError):
+            names.update(p.name for p in (self.root / "batches").iterdir())
+        return 1 + max((int(b[1:]) for b in names if BATCH_NAME.fullmatch(b)), default=0)
 
     def batch(self, manifest=None):
         """A new, empty ``store.batch.Batch`` numbered as the next commit will be."""
@@ -173,26 +267,44 @@ class Store:
 
         return Batch(self.next_batch(manifest))
 
+    def _new_folder(self, manifest: dict, name: str) -> Path:
+        """A marked folder in ``tmp/`` for batch ``name`` (or a spill folder)."""
+        folder = self.root / "tmp" / uuid.uuid4().hex
+        folder.mkdir(parents=True)
+        with open(folder / MARK, "w", encoding="utf-8") as stream:
+            json.dump({"store_id": manifest["store_id"], "batch": name,
+                       "written": time.strftime("%Y-%m-%dT%H:%M:%S")}, stream)
+        return folder
+
+    def _install(self, folder: Path, name: str) -> None:
+        """Make the written ``folder`` batch ``name`` (not yet committed)."""
+        _fsync_dir(folder)
+        (self.root / "batches").mkdir(exist_ok=True)
+        os.rename(folder, self.batch_dir(name))
+        _fsync_dir(self.root / "batches")
+
     def commit(self, tables: dict, next_game: int, labels: dict = None) -> str:
         """Write one batch (``{table: pyarrow.Table}``) and make it part of the store;
         ``labels`` (``{"version", "from_batch"}``) replaces the manifest's labels entry.
 
         The batch is written to a temporary folder, renamed into ``batches/``, and committed by
-        replacing the manifest; a crash at any point leaves the previous state intact."""
+        replacing the manifest; a crash or a full disk at any point leaves the previous state
+        intact (a full disk is said: ``StoreError``)."""
         manifest = self.manifest()
-        number = self.next_batch(manifest)
-        name = f"b{number:06d}"
-        tmp = self.root / "tmp" / uuid.uuid4().hex
-        tmp.mkdir(parents=True)
-        for table, schema in TABLES.items():
-            data = tables.get(table)
-            if data is None:
-                data = schema.empty_table()
-            write_table(data, tmp / f"{table}.parquet", table)
-        _fsync_dir(tmp)
-        (self.root / "batches").mkdir(exist_ok=True)
-        os.rename(tmp, self.batch_dir(name))
-        _fsync_dir(self.root / "batches")
+        name = f"b{self.next_batch(manifest):06d}"
+        folder = None
+        try:
+            folder = self._new_folder(manifest, name)
+            for table, schema in TABLES.items():
+                data = tables.get(table)
+                if data is None:
+                    data = schema.empty_table()
+                write_table(data, folder / f"{table}.parquet", table)
+            self._install(folder, name)
+        except OSError as error:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+            raise self._disk_error(error, f"writing batch {name}") from None
         manifest = {**manifest, "next_game": next_game, "batches": manifest["batches"] + [name]}
         if labels is not None:
             manifest["labels"] = labels
@@ -200,70 +312,138 @@ class Store:
         return name
 
     def compact(self) -> str:
-        """Rewrite every committed batch into one (call under ``writing()``): rows that no
-        longer count are dropped and the positions of all games are sorted by key in one file,
-        so that a key lookup reads one row group. Runs inside DuckDB, which spills to disk."""
+        """Rewrite every committed batch into one (call under ``writing()``), in the current
+        format: rows that no longer count are dropped and the positions of all games are
+        sorted by key in one file, so that a key lookup reads one row group. Runs inside DuckDB,
+        which spills to disk. The batches it replaces stay for ``SUPERSEDED_GRACE`` seconds."""
         manifest = self.manifest()
         number = self.next_batch(manifest)
         name = f"b{number:06d}"
-        tmp = self.root / "tmp" / uuid.uuid4().hex
-        tmp.mkdir(parents=True)
-        connection = self.connect(manifest)
-        # bounded memory: DuckDB sorts 10M+ positions by spilling to the store's tmp folder
-        connection.execute(f"SET temp_directory = {_quote(str(tmp.parent / 'spill'))}")
-        connection.execute("SET memory_limit = '512MB'")
-        connection.execute("SET preserve_insertion_order = false")
-        queries = {
-            "games": f"SELECT * REPLACE ({number} AS batch) FROM games",
-            "sources": f"SELECT * REPLACE ({number} AS batch) FROM sources",
-            "moves": "SELECT * FROM moves",
-            "positions": "SELECT * FROM positions WHERE game IN (SELECT game FROM games) "
-                         "ORDER BY key, game, ply",
-            "findings": f"SELECT * REPLACE ({number} AS batch) FROM findings",
-            "files": f"SELECT * REPLACE ({number} AS batch) FROM files",
-            "retired": "SELECT * FROM retired_all WHERE false",
-            "labels": f"SELECT * REPLACE ({number} AS batch) FROM labels",
-        }
-        for table, query in queries.items():
-            target = _quote(str(tmp / f"{table}.parquet"))
-            connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet, COMPRESSION zstd, "
-                               f"ROW_GROUP_SIZE 131072, PARQUET_VERSION V2)")
-        connection.close()
-        _fsync_dir(tmp)
-        (self.root / "batches").mkdir(exist_ok=True)
-        os.rename(tmp, self.batch_dir(name))
-        # the old batches stay until the next writer removes them as debris, so that queries
-        # already running on the previous manifest can finish
+        folder = spill = None
+        try:
+            folder = self._new_folder(manifest, name)
+            spill = self._new_folder(manifest, "spill")
+            connection = self.connect(manifest)
+            # bounded memory: DuckDB sorts 10M+ positions by spilling to the store's tmp folder
+            connection.execute(f"SET temp_directory = {_quote(str(spill))}")
+            connection.execute("SET memory_limit = '512MB'")
+            connection.execute("SET preserve_insertion_order = false")
+            for table, query in _compaction_queries(number).items():
+                target = _quote(str(folder / f"{table}.parquet"))
+                connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet, COMPRESSION "
+                                   f"zstd, ROW_GROUP_SIZE 131072, PARQUET_VERSION V2)")
+            connection.close()
+            self._install(folder, name)
+        except (OSError, duckdb.Error) as error:
+            if folder is not None:
+                shutil.rmtree(folder, ignore_errors=True)
+            raise self._disk_error(error, f"compacting into batch {name}") from None
+        finally:
+            if spill is not None:
+                shutil.rmtree(spill, ignore_errors=True)
         labels = {**self.labels_state(manifest), "from_batch": number}
-        self._write_manifest({**manifest, "batches": [name], "labels": labels})
+        superseded = manifest.get("superseded", []) + [{"batches": manifest["batches"],
+                                                        "at": time.time()}]
+        self._write_manifest({**manifest, "format": FORMAT, "batches": [name], "labels": labels,
+                              "superseded": superseded})
         return name
 
     def _write_manifest(self, manifest: dict) -> None:
         tmp = self.manifest_path.with_suffix(".json.tmp")
-        with open(tmp, "w", encoding="utf-8") as stream:
-            json.dump(manifest, stream, indent=1)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(tmp, self.manifest_path)
-        _fsync_dir(self.root)
-        self.refresh_database(manifest)
-
-    def refresh_database(self, manifest=None) -> bool:
-        """Rewrite ``kifudb.duckdb`` with the current views, for analysts; False if an analyst
-        holds it open (the next commit tries again)."""
-        path = self.root / "kifudb.duckdb"
-        tmp = self.root / f"kifudb.duckdb.{uuid.uuid4().hex}.tmp"
         try:
-            connection = duckdb.connect(str(tmp))
-            for statement in self.view_statements(manifest):
-                connection.execute(statement)
-            connection.close()
-            os.replace(tmp, path)
-            return True
-        except (duckdb.Error, OSError):
+            with open(tmp, "w", encoding="utf-8") as stream:
+                json.dump(manifest, stream, indent=1)
+                stream.flush()
+                os.fsync(stream.fileno())
+            os.replace(tmp, self.manifest_path)
+        except OSError as error:
             with contextlib.suppress(OSError):
                 tmp.unlink()
-            return False
+            raise self._disk_error(error, "writing manifest.json") from None
+        _fsync_dir(self.root)
+        note = self.refresh_database(manifest)
+        if note is not None:
+            self.notes.append(note)
+
+    def _disk_error(self, error: Exception, doing: str) -> Exception:
+        """A ``StoreError`` that says the disk is full, or ``error`` itself."""
+        text = str(error)
+        if getattr(error, "errno", None) in (errno.ENOSPC, errno.EDQUOT) \
+                or "No space left on device" in text or "Disk quota exceeded" in text:
+            return StoreError(f"the disk is full: {doing} in {self.root} failed; the store is "
+                              f"unchanged (its last commit stands). Free some space and run "
+                              f"the command again.")
+        return error
+
+    def refresh_database(self, manifest=None):
+        """Rewrite ``kifudb.duckdb`` with the current views, for analysts. It replaces the old
+        one only once it is completely written and holds every view; else the old one stays
+        and a note says why (an analyst holds it open, or the disk is full)."""
+        path = self.root / "kifudb.duckdb"
+        tmp = self.root / f"kifudb.duckdb.{uuid.uuid4().hex}.tmp"
+        statements = self.view_statements(manifest)
+        try:
+            connection = duckdb.connect(str(tmp))
+            try:
+                for statement in statements:
+                    connection.execute(statement)
+                connection.execute("CHECKPOINT")
+            finally:
+                connection.close()
+            check = duckdb.connect(str(tmp), read_only=True)
+            try:
+                views = check.execute("SELECT count(*) FROM duckdb_views() "
+                                      "WHERE NOT internal").fetchone()[0]
+            finally:
+                check.close()
+            if views != len(statements):
+                raise OSError(errno.EIO, f"{views} of {len(statements)} views written")
+            with open(tmp, "rb") as stream:
+                os.fsync(stream.fileno())
+            os.replace(tmp, path)
+            return None
+        except (duckdb.Error, OSError) as error:
+            for leftover in (tmp, Path(f"{tmp}.wal")):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
+            return f"{path.name} was not refreshed (the previous one stays): {error}"
+
+
+def _compaction_queries(number: int) -> dict:
+    """The query that writes each table of a compacted batch, cast to the current schema."""
+    sources = {"games": "games", "sources": "sources", "moves": "moves",
+               "positions": "positions", "findings": "findings", "files": "files",
+               "retired": "retired_all", "labels": "labels"}
+    queries = {}
+    for table, schema in TABLES.items():
+        columns = ", ".join(
+            f"CAST({number if field.name == 'batch' else _column(field.name)} AS "
+            f"{_duckdb_type(field.type)}) AS {_column(field.name)}" for field in schema)
+        queries[table] = f"SELECT {columns} FROM {sources[table]}"
+    queries["positions"] += " WHERE game IN (SELECT game FROM games) ORDER BY key, game, ply"
+    queries["retired"] += " WHERE false"
+    return queries
+
+
+def _column(name: str) -> str:
+    return f'"{name}"'
+
+
+def damage_message(error: Exception, root: Path) -> str | None:
+    """The "store damaged" message of a DuckDB or Arrow error that names one of the store's
+    batch files, else None."""
+    text = str(error)
+    match = re.search(re.escape(str(root)) + r"/batches/(b\d{6})/(\w+\.parquet)", text)
+    if match is None:
+        return None
+    reason = text.splitlines()[0].replace(str(root), "STORE")
+    return _damaged(root, root / "batches" / match.group(1) / match.group(2), reason)
+
+
+def _damaged(root: Path, file: Path, reason: str) -> str:
+    return (f"store damaged: batch {file.parent.name}, file {file.name}: {reason}. "
+            f"`kifudb check --store {root}` lists the damaged batches; `--repair` drops them "
+            f"and reads their record files again.")
 
 
 def write_table(table: pa.Table, path: Path, name: str) -> None:

@@ -30,6 +30,9 @@ tables:
   opening), ``batch``. The manifest's ``labels`` entry names the definitions' version and the
   batch from which labels count (``kifudb relabel`` writes a batch of labels for every game).
 
+Plies, line numbers and move counts are 32-bit: wide enough for any record a reader accepts
+(a 64 MB file holds fewer than 2**31 moves). The move code fits 16 bits.
+
 The move code packs a move in 14 bits: a board move is ``from * 81 + to`` (+ 6561 when it
 promotes), a drop is ``13122 + (type - 1) * 81 + to``::
 
@@ -53,8 +56,8 @@ GAMES = pa.schema([
     ("date", pa.date32()), ("end_date", pa.date32()), ("black", pa.string()),
     ("white", pa.string()), ("handicap", pa.string()), ("time_control", pa.string()),
     ("place", pa.string()), ("opening", pa.string()), ("headers", pa.string()),
-    ("start_sfen", pa.string()), ("moves", pa.int16()), ("valid", pa.bool_()),
-    ("first_illegal_ply", pa.int16()), ("illegal_code", pa.string()), ("winner", pa.string()),
+    ("start_sfen", pa.string()), ("moves", pa.int32()), ("valid", pa.bool_()),
+    ("first_illegal_ply", pa.int32()), ("illegal_code", pa.string()), ("winner", pa.string()),
     ("reason", pa.string()), ("declared_ending", pa.string()), ("comments", pa.string()),
     ("batch", pa.int32()),
 ])
@@ -63,12 +66,12 @@ SOURCES = pa.schema([
     ("format", pa.string()), ("encoding", pa.string()), ("batch", pa.int32()),
 ])
 MOVES = pa.schema([
-    ("game", pa.int32()), ("line", pa.int16()), ("parent", pa.int16()), ("ply", pa.int16()),
+    ("game", pa.int32()), ("line", pa.int32()), ("parent", pa.int32()), ("ply", pa.int32()),
     ("usi", pa.string()),
     ("text", pa.string()), ("seconds", pa.float32()), ("comment", pa.string()),
 ])
 POSITIONS = pa.schema([
-    ("key", pa.uint64()), ("game", pa.int32()), ("ply", pa.int16()),
+    ("key", pa.uint64()), ("game", pa.int32()), ("ply", pa.int32()),
     ("black_to_move", pa.bool_()), ("next_move", pa.int16()),
 ])
 FINDINGS = pa.schema([
@@ -83,7 +86,7 @@ FILES = pa.schema([
 RETIRED = pa.schema([("path", pa.string()), ("batch", pa.int32())])
 LABELS = pa.schema([
     ("game", pa.int32()), ("side", pa.string()), ("kind", pa.string()), ("label", pa.string()),
-    ("ply", pa.int16()), ("primary", pa.bool_()), ("batch", pa.int32()),
+    ("ply", pa.int32()), ("primary", pa.bool_()), ("batch", pa.int32()),
 ])
 
 TABLES = {"games": GAMES, "sources": SOURCES, "moves": MOVES, "positions": POSITIONS,

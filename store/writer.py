@@ -63,15 +63,19 @@ def file_digest(path: str) -> tuple:
 
 def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
                  batch_positions: int = 500_000) -> IngestReport:
-    """Ingest files, folders and globs into the store at ``store_dir`` (see the module doc)."""
-    store = Store(store_dir) if store_dir is not None else Store()
+    """Ingest files, folders and globs into the store at ``store_dir`` (a folder or a
+    ``Store``; see the module doc)."""
+    store = store_dir if isinstance(store_dir, Store) else Store(store_dir) \
+        if store_dir is not None else Store()
     report = IngestReport()
     with store.writing():
         connection = store.connect()
         known = dict(connection.execute("SELECT path, sha256 FROM files").fetchall())
-        fingerprints = {f: (g, detail) for f, g, detail in connection.execute(
-            f"SELECT fingerprint, game, {_DETAIL_SQL} FROM games_all "
-            f"QUALIFY row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall()}
+        stored = {}  # fingerprint -> [(game id, detail, identity)] of the games stored
+        for f, g, detail, date, black, white in connection.execute(
+                f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
+                f"QUALIFY row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall():
+            stored.setdefault(f, []).append((g, detail, _identity(date, black, white)))
         connection.close()
         manifest = store.manifest()
         next_game = manifest["next_game"]
@@ -81,7 +85,7 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
         elif labels["version"] != definitions_version():
             report.stale_labels = labels["version"]
         todo = []
-        for path in record_files(paths):
+        for path in record_files(paths, skip=[store.root]):  # never the store's own files
             report.files_seen += 1
             absolute = os.path.abspath(path)
             digest, size = file_digest(absolute)
@@ -99,21 +103,26 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
             game_ids = []
             for game in read.games:
                 report.games_read += 1
-                known_game = fingerprints.get(game.fingerprint)
                 detail = _detail(game)
+                identity = _identity(game.headers.get("start_date"), game.headers.get("black"),
+                                     game.headers.get("white"))
+                same = stored.setdefault(game.fingerprint, [])
+                known_game = next((i for i, (_, _, other) in enumerate(same)
+                                   if _same_game(identity, other)), None)
                 if known_game is None:
                     game_id = next_game
                     next_game += 1
-                    fingerprints[game.fingerprint] = (game_id, detail)
+                    same.append((game_id, detail, identity))
                     batch.add_game(game_id, game)
                     report.games_added += 1
                     report.positions_added += len(game.keys)
                 else:
-                    game_id, stored_detail = known_game
+                    game_id, stored_detail, stored_identity = same[known_game]
                     report.games_known += 1
                     if detail > stored_detail:  # this source says more: describe the game anew
-                        fingerprints[game.fingerprint] = (game_id, detail)
                         batch.describe(game_id, game)
+                    same[known_game] = (game_id, max(detail, stored_detail),
+                                        _merge(stored_identity, identity))
                 game_ids.append(game_id)
                 batch.add_source(game_id, game)
                 batch.add_findings(game_id, path, game.index, game.findings)
@@ -137,6 +146,30 @@ _DETAIL_SQL = ("(" + " + ".join(f"(CASE WHEN {c} IS NULL THEN 0 ELSE 1 END)" for
                                 ("event", "date", "end_date", "black", "white", "time_control",
                                  "place", "opening")) +
                " + (CASE WHEN winner = 'none' THEN 0 ELSE 1 END))")
+
+
+def _identity(date, black, white) -> tuple:
+    """What tells two games with the same moves apart: the date and the players (names
+    without spaces, so that ``羽生 善治`` is ``羽生善治``)."""
+    date = date.isoformat() if hasattr(date, "isoformat") else date
+    return (date or None, *(("".join(name.split()) or None) if name else None
+                            for name in (black, white)))
+
+
+def _same_game(a: tuple, b: tuple) -> bool:
+    """True unless two sources of the same moves name a different date or a different player
+    (a name that contains the other, ``羽生善治`` and ``羽生善治竜王``, is the same player)::
+
+        >>> _same_game(("2024-01-01", "羽生善治", None), (None, "羽生善治竜王", "藤井聡太"))
+        True
+        >>> _same_game(("2024-01-01", "羽生善治", None), ("2024-01-02", None, None))
+        False
+    """
+    return all(x is None or y is None or x in y or y in x for x, y in zip(a, b))
+
+
+def _merge(a: tuple, b: tuple) -> tuple:
+    return tuple(x if x is not None else y for x, y in zip(a, b))
 
 
 def _detail(game: StoredGame) -> int:
