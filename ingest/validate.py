@@ -53,6 +53,8 @@ class LineReplay:
     first_illegal_ply: Optional[int] = None
     illegal_code: Optional[str] = None
     findings: list = field(default_factory=list)
+    #: ply -> the position before that ply, where a variation branches off this line
+    branches: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -94,20 +96,27 @@ class ValidatedGame:
         return out
 
 
-def replay_line(start, moves, first_ply: int = 1, prefix=()) -> LineReplay:
-    """Replay ``moves`` (``MoveRecord``s) from ``start`` after the trusted ``prefix`` moves;
-    ``first_ply`` is the ply number of the first of ``moves``."""
-    try:
-        game = Game(start)
-    except SfenError as error:
-        return LineReplay(None, first_ply if moves else None, "bad_start_position",
-                          [Finding(ERROR, "bad_start_position", str(error))])
-    for move in prefix:
-        game.play(move)
+def replay_line(start, moves, first_ply: int = 1, branch_plies=()) -> LineReplay:
+    """Replay ``moves`` (``MoveRecord``s) from ``start`` (an SFEN, or a ``Game`` to go on
+    with); ``first_ply`` is the ply number of the first of ``moves``. The position before each
+    ply of ``branch_plies`` (where variations branch off this line) is kept in
+    ``LineReplay.branches``, so that each variation starts from it without replaying the line:
+    the replay of a record is linear in its moves, however many variations it has."""
+    if isinstance(start, Game):
+        game = start
+    else:
+        try:
+            game = Game(start)
+        except SfenError as error:
+            return LineReplay(None, first_ply if moves else None, "bad_start_position",
+                              [Finding(ERROR, "bad_start_position", str(error))])
     result = LineReplay(game)
     position = game.position
     play = game.play
+    wanted = set(branch_plies)
     for i, record in enumerate(moves):
+        if wanted and first_ply + i in wanted:
+            result.branches[first_ply + i] = position.copy(last_move=True)
         reader = READERS.get(record.notation)
         try:
             if reader is None:
@@ -126,6 +135,9 @@ def replay_line(start, moves, first_ply: int = 1, prefix=()) -> LineReplay:
                                            first_ply + i, record.text))
             result.first_illegal_ply, result.illegal_code = first_ply + i, reason.code
             break
+    else:
+        if wanted and first_ply + len(moves) in wanted:  # a variation of the last move
+            result.branches[first_ply + len(moves)] = position.copy(last_move=True)
     if result.first_illegal_ply is not None:
         skipped = len(moves) - (result.first_illegal_ply - first_ply) - 1
         if skipped > 0:
@@ -165,7 +177,7 @@ def fingerprint(start_sfen: str, usi_moves, illegal_ply=None, rest=()) -> str:
 
 def validate_record(record: GameRecord) -> ValidatedGame:
     """Replay the main line and every variation of ``record``; never raises on bad input."""
-    main = replay_line(record.start_sfen, record.moves)
+    main = replay_line(record.start_sfen, record.moves, 1, _branch_plies(record, None))
     headers = normalize_headers(record.headers)
     findings = list(record.findings) + header_findings(record.headers, headers, record.start_sfen)
     findings += main.findings
@@ -187,10 +199,11 @@ def validate_record(record: GameRecord) -> ValidatedGame:
                                 record.moves[game.ending.ply].text))
     winner, reason, result_findings = settle(record.ending, game, main.first_illegal_ply is None)
     findings += result_findings
-    lines = {None: [m for m in game.moves]}
+    lines = {None: main}
     for index, variation in enumerate(record.variations):
         findings += _replay_variation(record, index, variation, lines)
-    variations = [(lines[i] or [])[v.start_ply - 1:] for i, v in enumerate(record.variations)]
+    variations = [lines[i].game.moves[v.start_ply - 1:] if lines[i] is not None else []
+                  for i, v in enumerate(record.variations)]
     usi = list(map(Move.usi, game.moves))
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
@@ -205,18 +218,25 @@ def _written_from(record: GameRecord, ply) -> list:
     return [] if ply is None else [m.text for m in record.moves[ply - 1:]]
 
 
+def _branch_plies(record: GameRecord, parent) -> set:
+    """The plies at which variations branch off line ``parent`` (None: the main line)."""
+    return {v.start_ply for v in record.variations if v.parent == parent}
+
+
 def _replay_variation(record, index, variation, lines) -> list:
-    """Replay one variation from its branch point; ``lines`` maps a line (None = main) to the
-    legal moves replayed from the start up to its end."""
+    """Replay one variation from its branch point, kept by the replay of its parent line;
+    ``lines`` maps a line (None = main) to its ``LineReplay`` (None: not replayed)."""
     parent = lines.get(variation.parent)
     label = f"variation {index + 1} (from ply {variation.start_ply})"
-    if parent is None or len(parent) < variation.start_ply - 1:
+    at = parent.branches.get(variation.start_ply) if parent is not None else None
+    if at is None:
         lines[index] = None
         return [Finding(WARNING, "variation_not_replayed", f"{label} branches where its parent "
                         f"line was not replayed", variation.line, variation.start_ply)]
-    prefix = parent[:variation.start_ply - 1]
-    result = replay_line(record.start_sfen, variation.moves, variation.start_ply, prefix)
-    lines[index] = list(result.game.moves) if result.game else None
+    start = parent.game.branch(variation.start_ply - 1, at)
+    result = replay_line(start, variation.moves, variation.start_ply,
+                         _branch_plies(record, index))
+    lines[index] = result
     for finding in result.findings:
         finding.message = f"in {label}: {finding.message}"
     return result.findings

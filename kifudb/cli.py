@@ -157,6 +157,25 @@ def ingest(paths, store_dir, jobs: int, compact) -> None:
 @main.command()
 @click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Store folder (default: data/store).")
+@click.option("--repair", is_flag=True,
+              help="Drop the damaged batches (or rebuild a damaged manifest) and read their "
+                   "record files again.")
+def check(store_dir, repair: bool) -> None:
+    """Verify every file of the store against its manifest; exit status 1 if it is damaged
+    (and not repaired)."""
+    from store import DEFAULT_STORE
+    from store.check import check_store, render, repair_store
+
+    root = Path(store_dir or DEFAULT_STORE)
+    report = repair_store(root) if repair else check_store(root)
+    click.echo(render(report), nl=False)
+    if not report.sound and not repair:
+        sys.exit(1)
+
+
+@main.command()
+@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Store folder (default: data/store).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8501, show_default=True)
 @click.option("--address", default="localhost", show_default=True,
               help="The address to listen on (0.0.0.0 for every interface).")

@@ -185,16 +185,22 @@ class Store:
         """Hold the writer's lock (one writer at a time), make sure the folder is this store
         (or a new one), migrate an older format, and remove the debris of interrupted writers
         that is provably this store's own (see the module doc)."""
+        with self.locked():
+            manifest = self._writable_manifest()
+            self._remove_debris(manifest)
+            if manifest["format"] != FORMAT:
+                self.notes.append(f"store format {manifest['format']} migrated to "
+                                  f"format {FORMAT}")
+                self.compact()
+            yield self
+
+    @contextlib.contextmanager
+    def locked(self):
+        """Hold the writer's lock only (``store.check`` repairs a store ``writing`` refuses)."""
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / ".lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                manifest = self._writable_manifest()
-                self._remove_debris(manifest)
-                if manifest["format"] != FORMAT:
-                    self.notes.append(f"store format {manifest['format']} migrated to "
-                                      f"format {FORMAT}")
-                    self.compact()
                 yield self
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
@@ -433,7 +439,8 @@ def damage_message(error: Exception, root: Path) -> str | None:
     """The "store damaged" message of a DuckDB or Arrow error that names one of the store's
     batch files, else None."""
     text = str(error)
-    match = re.search(re.escape(str(root)) + r"/batches/(b\d{6})/(\w+\.parquet)", text)
+    match = re.search("(?:" + re.escape(str(root)) + r"|STORE)/batches/(b\d{6})/(\w+\.parquet)",
+                      text)
     if match is None:
         return None
     reason = text.splitlines()[0].replace(str(root), "STORE")

@@ -240,3 +240,48 @@ def test_the_same_moves_on_another_date_or_by_other_players_are_another_game(tmp
                                   "+7776FU\n-3334FU\n+2726FU\n")  # another day
     report = ingest_paths([folder], tmp_path / "store")
     assert (report.games_added, report.games_known) == (3, 1)
+
+
+def _check(*args):
+    from click.testing import CliRunner
+
+    from kifudb.cli import main
+    return CliRunner().invoke(main, ["check", *map(str, args)])
+
+
+def test_check_finds_a_truncated_file_and_repair_reads_its_records_again(tmp_path):
+    store = Store(tmp_path / "store")
+    ingest_paths([SAMPLES], store.root)
+    ingest_paths([KIF], store.root)
+    assert _check("--store", store.root).exit_code == 0
+    damaged = store.batch_dir("b000002") / "moves.parquet"
+    damaged.write_bytes(damaged.read_bytes()[: len(damaged.read_bytes()) // 2])
+    result = _check("--store", store.root)
+    assert result.exit_code == 1 and "damaged: batch b000002, file moves.parquet" in result.output
+    # every command says so in one line, not with a traceback
+    from click.testing import CliRunner
+
+    from kifudb.cli import main
+    found = CliRunner().invoke(main, ["sql", "--store", str(store.root),
+                                      "SELECT count(*) FROM moves_all"])
+    assert found.exit_code == 1 and "store damaged: batch b000002, file moves.parquet" in \
+        found.output and "Traceback" not in found.output
+    repaired = _check("--store", store.root, "--repair")
+    assert repaired.exit_code == 0, repaired.output
+    assert "batch b000002 dropped" in repaired.output and "read again: 1 record files" in \
+        repaired.output
+    assert _check("--store", store.root).exit_code == 0
+    assert games(Store(store.root)) == 14
+
+
+def test_repair_rebuilds_a_lost_manifest_from_the_batches(tmp_path):
+    store = Store(tmp_path / "store")
+    ingest_paths([SAMPLES], store.root)
+    ingest_paths([KIF], store.root)
+    store.manifest_path.write_text("[]")
+    assert _check("--store", store.root).exit_code == 1
+    repaired = _check("--store", store.root, "--repair")
+    assert "manifest.json rebuilt" in repaired.output, repaired.output
+    assert games(Store(store.root)) == 14
+    report = ingest_paths([SAMPLES, KIF], store.root)  # the store works again
+    assert report.files_read == 0 and report.stale_labels
