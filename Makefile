@@ -1,5 +1,5 @@
 # The two commands of the README: `make demo` (the main job: ingest the samples, open the
-# dashboard) and `make test` (the whole suite).
+# dashboard) and `make test` (the whole suite); `make test-fast` leaves out the slow tests.
 # Each creates .venv with the project and its dev extras when it is missing or out of date.
 PYTHON ?= python3
 VENV := .venv
@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bench clean chromium
+.PHONY: demo test test-fast bench clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,6 +30,11 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest
+
+# the quick loop: everything but the tests marked slow (the browser, the differential tests
+# against cshogi, the killed ingests; see `markers` in pyproject.toml)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -129,7 +129,7 @@ def position_from_moves(text: str, start: Union[str, Position] = "startpos") -> 
             raise ValueError(f"move {number} ({token}): {error.message} [{error.code}]") from None
         except ValueError as error:
             raise ValueError(f"move {number} ({token}): {error}") from None
-        reason = position.check(move)
+        reason = position.illegality(move)
         if reason is not None:
             raise ValueError(f"move {number} ({token}): illegal: {reason.message} "
                              f"[{reason.code}]")

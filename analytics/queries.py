@@ -15,6 +15,8 @@ bound parameter, and no SQL is built from user text. They run on DuckDB through 
     [(1, 3), (2, 3)]
     >>> [(m["move"], m["ki2"], m["count"]) for m in explore(folder, position_from_moves(""))][:2]
     [('7g7f', '▲７六歩', 8), ('2g2f', '▲２六歩', 2)]
+    >>> explore(folder, "startpos", filters=GameFilter(player="nobody at all"))
+    []
     >>> import shutil; shutil.rmtree(folder)
 
 Latency: the positions Parquet is sorted by key with min/max statistics, so the key filter,
@@ -28,7 +30,6 @@ lookup, on every query (see ``store.engine``).
 
 from __future__ import annotations
 
-import datetime
 import functools
 import json
 from typing import Optional
@@ -36,14 +37,16 @@ from typing import Optional
 import sqlalchemy as sa
 from duckdb_engine.datatypes import UBigInteger
 
+from analytics import checks
+from analytics.filters import GameFilter
+from analytics.results import Results, count_columns
 from core.notation import ki2_move, kif_move
 from core.position import Position
-from store.engine import (as_store, fetch, files, findings, game_summary, games, moves,
-                          positions, sources)
+from store.engine import fetch, game_summary, games, moves, positions, sources
 from store.schema import code_move, code_usi
 
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
-           "position_key", "game_filters"]
+           "position_key"]
 
 _usi = functools.lru_cache(maxsize=None)(code_usi)  # move codes are few (under 14,000)
 
@@ -52,12 +55,13 @@ _usi = functools.lru_cache(maxsize=None)(code_usi)  # move codes are few (under 
 
 
 def position_key(position) -> int:
-    """The unsigned 64-bit key of a ``Position``, or a key given as an int (a negative int is
-    read as the signed form of the same 64 bits).
+    """The unsigned 64-bit key of a ``Position`` (or of an SFEN), or a key given as an int (a
+    negative int is read as the signed form of the same 64 bits).
 
-    >>> hex(position_key(Position())), hex(position_key(-1))
-    ('0x5a2210b47d303402', '0xffffffffffffffff')
+    >>> hex(position_key(Position())), hex(position_key("startpos")), hex(position_key(-1))
+    ('0x5a2210b47d303402', '0x5a2210b47d303402', '0xffffffffffffffff')
     """
+    position = _given(position)
     if isinstance(position, Position):
         return position.key()
     if isinstance(position, int) and not isinstance(position, bool):
@@ -69,19 +73,27 @@ def position_key(position) -> int:
     raise ValueError(f"expected a Position or a 64-bit key, not {type(position).__name__}")
 
 
+def _given(position):
+    """A position given as SFEN text (what the dashboard caches on) as a ``Position``; a
+    ``Position`` or a key as it is."""
+    return Position.from_sfen(position) if isinstance(position, str) else position
+
+
 def _key_filter(name: str, key: int):
     return positions.c.key == sa.cast(sa.bindparam(name, key), UBigInteger)
 
 
 def search(store, position, mirror: bool = False, limit: Optional[int] = None,
            offset: int = 0) -> list:
-    """Every game and ply where ``position`` (a ``Position`` or a key) occurred, as dicts:
+    """Every game and ply where ``position`` (a ``Position``, an SFEN or a key) occurred, as
+    dicts:
     ``game``, ``ply``, ``black``, ``white``, ``date`` (ISO), ``event``, ``winner``, ``reason``,
     ``path`` (one source file, the first by name), ``next_move`` (USI, None at the end) and
     ``mirrored``. A position repeated in a game gives one row per occurrence.
 
-    ``mirror=True`` (a ``Position`` only) adds the games that reached its left-right mirror
-    image, with ``mirrored`` True (a symmetric position is its own mirror and is found once).
+    ``mirror=True`` (a ``Position`` or an SFEN only) adds the games that reached its left-right
+    mirror image, with ``mirrored`` True (a symmetric position is its own mirror and is found
+    once).
     Only games the ``games`` view shows count. Ordered by date (newest first, undated last),
     game and ply; ``offset`` skips that many rows and ``limit`` keeps the next ones (a page;
     ``occurrences`` counts them all).
@@ -93,12 +105,12 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
                  .join_from(hits, game_summary, g.game == hits.c.game)
                  .order_by(g.date.desc().nulls_last(), hits.c.game, hits.c.ply))
     if limit is not None:
-        statement = statement.limit(sa.bindparam("limit", _count(limit, "limit")))
+        statement = statement.limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
     if offset:
-        statement = statement.offset(sa.bindparam("offset", _count(offset, "offset", 0)))
-    found = fetch(store, statement)
+        statement = statement.offset(sa.bindparam("offset",
+                                                  checks.at_least(offset, "offset", 0)))
+    found = checks.iso_dates(fetch(store, statement), "date")
     for row in found:
-        row["date"] = _iso(row["date"])
         code = row["next_move"]
         row["next_move"] = None if code is None else _usi(code)
         row["mirrored"] = bool(row["mirrored"])
@@ -117,11 +129,12 @@ def occurrences(store, position, mirror: bool = False) -> dict:
 
 def _hits(position, mirror: bool):
     """The positions rows of ``position`` (and of its mirror image), with ``mirrored``."""
+    position = _given(position)
     key = position_key(position)
     keys = [(key, False)]
     if mirror:
         if not isinstance(position, Position):
-            raise ValueError("mirror search needs a Position, not a bare key")
+            raise ValueError("mirror search needs a Position or an SFEN, not a bare key")
         mirrored = position.mirror().key()
         if mirrored != key:
             keys.append((mirrored, True))
@@ -134,10 +147,9 @@ def _hits(position, mirror: bool):
 # ----- the opening explorer --------------------------------------------------------------------
 
 
-def explore(store, position, player: Optional[str] = None, date_from=None, date_to=None,
-            event: Optional[str] = None, handicap: Optional[str] = None,
-            min_count: int = 1) -> list:
-    """The moves played next in ``position`` (a ``Position`` or a key), most played first.
+def explore(store, position, *, filters: GameFilter = GameFilter(), min_count: int = 1) -> list:
+    """The moves played next in ``position`` (a ``Position``, an SFEN or a key), most played
+    first, in the games of ``filters`` (see ``analytics.filters.GameFilter``).
 
     Each move is a dict: ``move`` (USI), ``kif`` and ``ki2`` (its text in the position; None
     for a bare key), ``count``, ``black_wins``, ``white_wins``, ``draws``, ``other`` (no result
@@ -146,69 +158,35 @@ def explore(store, position, player: Optional[str] = None, date_from=None, date_
 
     Counts are **games**: a game that reached the position several times (a repetition) counts
     once for each distinct move it played there, as the lichess explorer counts games. Games
-    that end in the position are not listed.
-
-    Filters (on the game): ``player`` is a case-insensitive substring of ``black`` or
-    ``white``; ``date_from``/``date_to`` (``date`` or ISO text) bound the game's date,
-    inclusive (undated games are left out once either is given); ``event`` is a
-    case-insensitive substring of the event; ``handicap`` is the normalized handicap exactly
-    (``平手``, ``香落ち`` …); ``min_count`` drops moves played in fewer games.
+    that end in the position are not listed. ``min_count`` drops moves played in fewer games.
     """
-    key = position_key(position)
+    position = _given(position)
     hits = (sa.select(positions.c.game, positions.c.next_move)
-            .where(_key_filter("key", key)).subquery("hits"))
+            .where(_key_filter("key", position_key(position))).subquery("hits"))
     g = game_summary.c
-    conditions = [hits.c.next_move.is_not(None),
-                  *game_filters(player, date_from, date_to, event, handicap)]
     per_game = (sa.select(hits.c.next_move, hits.c.game, g.winner, g.date)
                 .join_from(hits, game_summary, g.game == hits.c.game)
-                .where(*conditions).distinct().subquery("per_game"))
-
-    def wins(result: str):
-        return sa.func.count().filter(per_game.c.winner == sa.bindparam(f"w_{result}", result))
-
-    count = sa.func.count().label("count")
-    statement = (sa.select(per_game.c.next_move, count, wins("black").label("black_wins"),
-                           wins("white").label("white_wins"), wins("draw").label("draws"),
+                .where(hits.c.next_move.is_not(None), *filters.where()).distinct()
+                .subquery("per_game"))
+    counts = count_columns(per_game.c.winner)
+    statement = (sa.select(per_game.c.next_move, *counts,
                            sa.func.max(per_game.c.date).label("latest_date"))
                  .group_by(per_game.c.next_move)
-                 .having(sa.func.count() >= sa.bindparam("min_count",
-                                                          _count(min_count, "min_count")))
-                 .order_by(sa.desc("count"), per_game.c.next_move))
-    found = fetch(store, statement)
+                 .having(counts[0] >= sa.bindparam("min_count",
+                                                   checks.at_least(min_count, "min_count", 1)))
+                 .order_by(sa.desc("games"), per_game.c.next_move))
     result = []
-    for row in found:
+    for row in fetch(store, statement):
         move = code_move(row["next_move"])
         kif = ki2 = None
-        if isinstance(position, Position) and position.check(move) is None:
+        if isinstance(position, Position) and position.illegality(move) is None:
             kif, ki2 = kif_move(position, move), ki2_move(position, move)
-        result.append({"move": move.usi(), "kif": kif, "ki2": ki2, "count": row["count"],
-                       "black_wins": row["black_wins"], "white_wins": row["white_wins"],
-                       "draws": row["draws"],
-                       "other": row["count"] - row["black_wins"] - row["white_wins"] - row["draws"],
-                       "latest_date": _iso(row["latest_date"])})
+        played = Results.from_row(row)
+        result.append({"move": move.usi(), "kif": kif, "ki2": ki2, "count": played.games,
+                       "black_wins": played.black, "white_wins": played.white,
+                       "draws": played.draws, "other": played.other,
+                       "latest_date": checks.iso(row["latest_date"])})
     return result
-
-
-def game_filters(player=None, date_from=None, date_to=None, event=None, handicap=None) -> list:
-    """The conditions on ``game_summary`` that the explorer's and the statistics' filters
-    make (see ``explore``); every value is a bound parameter."""
-    g = game_summary.c
-    conditions = []
-    if player is not None:
-        needle = sa.bindparam("player", _text(player, "player").lower())
-        conditions.append(sa.or_(sa.func.contains(sa.func.lower(g.black), needle),
-                                 sa.func.contains(sa.func.lower(g.white), needle)))
-    if event is not None:
-        conditions.append(sa.func.contains(sa.func.lower(g.event),
-                                           sa.bindparam("event", _text(event, "event").lower())))
-    if handicap is not None:
-        conditions.append(g.handicap == sa.bindparam("handicap", _text(handicap, "handicap")))
-    if date_from is not None:
-        conditions.append(g.date >= sa.bindparam("date_from", _date(date_from, "date_from")))
-    if date_to is not None:
-        conditions.append(g.date <= sa.bindparam("date_to", _date(date_to, "date_to")))
-    return conditions
 
 
 # ----- one game --------------------------------------------------------------------------------
@@ -218,12 +196,11 @@ def game_info(store, game_id: int) -> Optional[dict]:
     """The ``games`` row of a game as a dict (``headers`` parsed from JSON, ``date`` and
     ``end_date`` ISO) with ``sources`` (path, index, format, encoding of each file it was read
     from); None if the store shows no such game."""
-    game_id = _game_id(game_id)
+    game_id = checks.game_id(game_id)
     found = fetch(store, sa.select(games).where(games.c.game == sa.bindparam("game", game_id)))
     if not found:
         return None
-    info = found[0]
-    info["date"], info["end_date"] = _iso(info["date"]), _iso(info["end_date"])
+    info = checks.iso_dates(found, "date", "end_date")[0]
     if info["headers"]:
         info["headers"] = json.loads(info["headers"])
     info["sources"] = fetch(store, sa.select(sources.c.path, sources.c.index, sources.c.format,
@@ -236,7 +213,7 @@ def game_info(store, game_id: int) -> Optional[dict]:
 def game_moves(store, game_id: int) -> list:
     """The main-line moves of a game, in order: dicts of ``ply``, ``usi`` (None from the first
     move that could not be replayed on), ``text`` as written, ``seconds`` and ``comment``."""
-    game_id = _game_id(game_id)
+    game_id = checks.game_id(game_id)
     statement = (sa.select(moves.c.ply, moves.c.usi, moves.c.text, moves.c.seconds,
                            moves.c.comment)
                  .where(moves.c.game == sa.bindparam("game", game_id), moves.c.line == 0)
@@ -249,45 +226,9 @@ def game_variations(store, game_id: int) -> list:
     variation's number, from 1), ``parent`` (the line it branches from, 0 for the main line),
     ``ply``, ``usi`` (None from its first move that could not be replayed), ``text`` as
     written, ``seconds`` and ``comment``."""
-    game_id = _game_id(game_id)
+    game_id = checks.game_id(game_id)
     statement = (sa.select(moves.c.line, moves.c.parent, moves.c.ply, moves.c.usi, moves.c.text,
                            moves.c.seconds, moves.c.comment)
                  .where(moves.c.game == sa.bindparam("game", game_id), moves.c.line > 0)
                  .order_by(moves.c.line, moves.c.ply))
     return fetch(store, statement)
-
-
-# ----- checking values -------------------------------------------------------------------------
-
-
-def _iso(value) -> Optional[str]:
-    return value.isoformat() if value is not None else None
-
-
-def _date(value, name: str) -> datetime.date:
-    if isinstance(value, datetime.datetime):
-        return value.date()
-    if isinstance(value, datetime.date):
-        return value
-    try:
-        return datetime.date.fromisoformat(str(value).strip())
-    except ValueError:
-        raise ValueError(f"{name}: not a date: {value!r} (expected YYYY-MM-DD)") from None
-
-
-def _text(value, name: str) -> str:
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be text, not {type(value).__name__}")
-    return value
-
-
-def _count(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an integer of at least {minimum}, not {value!r}")
-    return value
-
-
-def _game_id(value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"a game id is an integer, not {value!r}")
-    return value

@@ -54,14 +54,14 @@ def replay_kifudb(games) -> int:
 
 
 def replay_kifudb_position(games) -> int:
-    """The bare engine path: Position.check, push (learning whether the move gives check) and
-    key, without the game bookkeeping."""
+    """The bare engine path: Position.illegality, push (learning whether the move gives check)
+    and key, without the game bookkeeping."""
     n = 0
     for start_sfen, usi_moves in games:
         position = Position.from_sfen(start_sfen)
         for usi in usi_moves:
             move = Move.from_usi(usi)
-            if position.check(move) is not None:
+            if position.illegality(move) is not None:
                 raise ValueError(f"kifudb: illegal move {usi} in {position.sfen()}")
             position.push_and_check(move)
             position.key()
@@ -82,23 +82,24 @@ def measure(function, games, runs: int):
 def run_corpus(title: str, games, runs: int) -> None:
     moves = sum(len(m) for _, m in games)
     print(f"\n## {title}: {len(games)} games, {moves} positions (median of {runs} runs)")
-    print(f"{'library':24s} {'version':>9s} {'positions/s':>13s} {'median s':>9s} {'vs kifudb':>10s}")
+    print(f"{'library':28s} {'version':>9s} {'positions/s':>13s} {'median s':>9s} "
+          f"{'vs kifudb':>10s}")
     versions = available()
     contenders = [("kifudb (Game.play)", "0.1.0", replay_kifudb),
-                  ("kifudb (Position.check)", "0.1.0", replay_kifudb_position)]
+                  ("kifudb (Position.illegality)", "0.1.0", replay_kifudb_position)]
     for name, function in (("rsshogi", replay_rsshogi), ("cshogi", replay_cshogi),
                            ("python_shogi", replay_python_shogi)):
         if versions.get(name):
             contenders.append((name, versions[name], function))
         else:
-            print(f"{name:24s} not installed")
+            print(f"{name:28s} not installed")
     baseline = None
     for name, version, function in contenders:
         n, seconds = measure(function, games, runs)
         assert n == moves, (name, n, moves)
         rate = n / seconds
         baseline = baseline or rate
-        print(f"{name:24s} {version:>9s} {rate:13,.0f} {seconds:9.3f} {rate / baseline:9.2f}x")
+        print(f"{name:28s} {version:>9s} {rate:13,.0f} {seconds:9.3f} {rate / baseline:9.2f}x")
 
 
 def cached_synthetic(count: int):

@@ -57,7 +57,8 @@ from pathlib import Path
 import cshogi
 from cshogi import move_cap, move_is_promotion, move_to, move_to_csa, move_to_usi
 
-from core.handicap import EVEN_SFEN, handicap_sfen
+from core.handicap import handicap_sfen
+from core.position import STARTING_SFEN
 from core.move import Move
 from core.notation.kif import kif_move
 
@@ -161,7 +162,7 @@ def play_game(number: int, seed: int, opening: _Opening):
     handicap = None
     if rng.random() < HANDICAP_SHARE:
         handicap = rng.choices([h[0] for h in HANDICAPS], [h[2] for h in HANDICAPS])[0]
-    start = handicap_sfen(handicap) if handicap else EVEN_SFEN
+    start = handicap_sfen(handicap) if handicap else STARTING_SFEN
     board = cshogi.Board(start)
     length = int(rng.triangular(60, 200, 115))
     book = rng.randint(6, 24)
@@ -378,7 +379,7 @@ def write_corpus(out, positions: int, seed: int = 1, jobs: int = None, quiet: bo
             stats["positions"] += game.positions
             stats["moves"] += len(game.usi)
             stats[f"{game.kind}_games"] += 1
-            stats["handicap_games"] += game.start_sfen != EVEN_SFEN
+            stats["handicap_games"] += game.start_sfen != STARTING_SFEN
             usi.write(f"sfen {game.start_sfen} moves {' '.join(game.usi)}\n")
             if game.kind == "kif":
                 write("kif", game.text)

@@ -1,7 +1,7 @@
 """Benchmark adapters for other shogi libraries (cshogi, python-shogi, rsshogi).
 
-Each ``replay_<name>(games) -> int`` takes a list of ``(start_sfen, usi_moves)`` and, for every
-game, sets up the start position, then for every move: parses the USI text, checks that the move
+Each ``replay_<name>(games) -> int`` takes a list of ``(start_sfen, usi_moves)`` (as ``load_usi``
+returns them) and, for every game, sets up the start position, then for every move: parses the USI text, checks that the move
 is legal with the library's single-move legality test (raising ValueError if it is not), pushes it
 and computes the position's hash key.  It returns the number of positions keyed (= moves pushed).
 
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-STARTPOS = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+from core.notation.usi import parse_position_line
 
 # name (as in replay_<name>) -> distribution name on PyPI, import name
 LIBRARIES = {
@@ -27,13 +27,6 @@ LIBRARIES = {
     "python_shogi": ("python-shogi", "shogi"),
     "rsshogi": ("rsshogi", "rsshogi"),
 }
-
-
-def _sfen(start_sfen: str) -> str:
-    s = start_sfen.strip()
-    if s.startswith("sfen "):
-        s = s[5:]
-    return STARTPOS if s == "startpos" else s
 
 
 def replay_cshogi(games) -> int:
@@ -48,7 +41,7 @@ def replay_cshogi(games) -> int:
     n = 0
     board = cshogi.Board()
     for start_sfen, usi_moves in games:
-        board.set_sfen(_sfen(start_sfen))
+        board.set_sfen(start_sfen)
         for usi in usi_moves:
             move = board.move_from_usi(usi)  # 0 when the text does not name a pseudo-legal move
             if not move or not board.is_legal(move):
@@ -65,7 +58,7 @@ def replay_python_shogi(games) -> int:
 
     n = 0
     for start_sfen, usi_moves in games:
-        board = shogi.Board(_sfen(start_sfen))
+        board = shogi.Board(start_sfen)
         for usi in usi_moves:
             move = shogi.Move.from_usi(usi)  # raises ValueError on malformed text
             if not board.is_legal(move):
@@ -86,7 +79,7 @@ def replay_rsshogi(games) -> int:
 
     n = 0
     for start_sfen, usi_moves in games:
-        board = Board(_sfen(start_sfen))
+        board = Board(start_sfen)
         for usi in usi_moves:
             move = Move.from_usi(usi)  # raises ValueError on malformed text
             if not board.is_legal_move(move):
@@ -116,16 +109,13 @@ def available() -> dict[str, str | None]:
 
 
 def load_usi(path) -> list[tuple[str, list[str]]]:
-    """Games from a .usi fixture: lines 'sfen <sfen> moves ...' or 'startpos moves ...'; '#' lines skipped."""
+    """``(start SFEN, USI moves)`` of each line ``sfen <sfen> moves ...`` or ``startpos moves ...``
+    of a .usi file (``core.notation.usi.parse_position_line``); '#' lines skipped."""
     games = []
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        if line.startswith("position "):
-            line = line[len("position "):]
-        head, _, tail = line.partition(" moves")
-        games.append((head, tail.split()))
+        if line and not line.startswith("#"):
+            games.append(parse_position_line(line))
     return games
 
 

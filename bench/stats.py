@@ -70,6 +70,7 @@ def run_classification(runs: int = 5) -> dict:
 
 def _calls(store, player: str, label: str) -> list:
     from analytics import stats
+    from analytics.filters import GameFilter
 
     return [
         ("overview", lambda: stats.overview(store)),
@@ -82,11 +83,13 @@ def _calls(store, player: str, label: str) -> list:
          lambda: stats.label_frequencies(store, "opening", by_year=True)),
         ("win_rates opening", lambda: stats.win_rates(store, "opening")),
         ("win_rates castle, 2010-2019",
-         lambda: stats.win_rates(store, "castle", date_from="2010-01-01", date_to="2019-12-31")),
+         lambda: stats.win_rates(store, "castle", filters=GameFilter(date_from="2010-01-01",
+                                                                     date_to="2019-12-31"))),
         ("pairings castle vs opening", lambda: stats.pairings(store, "castle", "opening")),
         ("label_games", lambda: stats.label_games(store, label)),
         ("players", lambda: stats.players(store, limit=50)),
-        ("players, event filter", lambda: stats.players(store, limit=50, event="a")),
+        ("players, event filter",
+         lambda: stats.players(store, limit=50, filters=GameFilter(event="a"))),
         ("player_summary", lambda: stats.player_summary(store, player)),
         ("finding_counts", lambda: stats.finding_counts(store)),
         ("findings", lambda: stats.findings(store, limit=100)),

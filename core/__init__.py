@@ -14,6 +14,7 @@ from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK
                          PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON,
                          square, square_name, file_of, rank_of, piece, piece_type, piece_colour)
 from core.move import Move
+from core.outcome import Winner, Reason
 from core.position import (Position, IllegalMove, IllegalMoveError, SfenError, STARTING_SFEN,
                            perft, piece_name)
 
@@ -22,5 +23,5 @@ __all__ = [
     "PRO_PAWN", "PRO_LANCE", "PRO_KNIGHT", "PRO_SILVER", "HORSE", "DRAGON",
     "square", "square_name", "file_of", "rank_of", "piece", "piece_type", "piece_colour",
     "Move", "Position", "IllegalMove", "IllegalMoveError", "SfenError", "STARTING_SFEN",
-    "perft", "piece_name",
+    "perft", "piece_name", "Winner", "Reason",
 ]

@@ -8,8 +8,10 @@ final position (checkmate, or no legal move at all)::
     >>> g = Game()
     >>> for usi in "2h5h 5a4b 5h2h 4b5a 2h5h 5a4b 5h2h 4b5a 2h5h 5a4b 5h2h 4b5a".split():
     ...     g.play_usi(usi)
-    >>> g.ending
-    Ending(reason='sennichite', winner=None, ply=12, message='fourfold repetition of the position after ply 0 (plies 0, 4, 8, 12): draw')
+    >>> g.ending.reason, g.ending.winner, g.ending.ply
+    (<Reason.SENNICHITE: 'sennichite'>, <Winner.DRAW: 'draw'>, 12)
+    >>> g.ending.message
+    'fourfold repetition of the position after ply 0 (plies 0, 4, 8, 12): draw'
 
 ``play`` returns the ``IllegalMove`` reason instead of raising, so a reader can report it and go on
 with the next game; an illegal move is not played.
@@ -21,6 +23,7 @@ from functools import lru_cache
 from typing import NamedTuple, Optional, Union
 
 from core.move import Move
+from core.outcome import Reason, Winner
 from core.pieces import BLACK, WHITE, COLOUR_NAMES
 from core.position import Position, IllegalMove, STARTING_SFEN
 
@@ -34,12 +37,12 @@ def _start_position(sfen: str):
 
 
 class Ending(NamedTuple):
-    """How a game ended by the rules: ``reason`` is ``checkmate``, ``no_legal_moves``,
-    ``sennichite`` (a draw) or ``perpetual_check``; ``winner`` is BLACK, WHITE or None;
-    ``ply`` is the ply after which it ended."""
+    """How a game ended by the rules: ``reason`` is ``Reason.CHECKMATE``, ``NO_LEGAL_MOVES``,
+    ``SENNICHITE`` (a draw) or ``PERPETUAL_CHECK``; ``winner`` is ``Winner.BLACK``, ``WHITE`` or
+    ``DRAW``; ``ply`` is the ply after which it ended."""
 
-    reason: str
-    winner: Optional[int]
+    reason: Reason
+    winner: Winner
     ply: int
     message: str
 
@@ -86,7 +89,7 @@ class Game:
     def play(self, move: Move, piece_type: Optional[int] = None) -> Optional[IllegalMove]:
         """Check and play ``move``; return ``None``, or the reason it is illegal (not played)."""
         position = self.position
-        reason = position.check(move, piece_type)
+        reason = position.illegality(move, piece_type)
         if reason is not None:
             return reason
         self.checks.append(position.push_and_check(move))
@@ -99,6 +102,34 @@ class Game:
         if count == 4 and self.ending is None:
             self.ending = self._repetition(self.occurrences())
         return None
+
+    def branch(self, ply: int, position: Position) -> "Game":
+        """A new game that shares this one's first ``ply`` moves and goes on from ``position``
+        (the position after them, which the caller kept), without replaying them: how a
+        variation starts. Repetitions count the shared positions too::
+
+            >>> g = Game()
+            >>> for usi in "7g7f 3c3d 2g2f".split():
+            ...     g.play_usi(usi)
+            >>> after_two = Game()
+            >>> for usi in "7g7f 3c3d".split():
+            ...     after_two.play_usi(usi)
+            >>> v = g.branch(2, after_two.position)
+            >>> v.play_usi("8h2b+"), v.ply, v.keys[:3] == g.keys[:3], g.ply
+            (None, 3, True, 3)
+        """
+        game = Game.__new__(Game)
+        game.position = position.copy(last_move=True)
+        game._start_sfen, game._start = self._start_sfen, self._start
+        game.moves = self.moves[:ply]
+        game.keys = self.keys[:ply + 1]
+        game.checks = self.checks[:ply + 1]
+        seen: dict = {}
+        for key in game.keys:
+            seen[key] = seen.get(key, 0) + 1
+        game._seen = seen
+        game.ending = self.ending if self.ending is not None and self.ending.ply <= ply else None
+        return game
 
     def play_usi(self, text: str) -> Optional[IllegalMove]:
         """``play`` a move given as USI text (``ValueError`` if the text is not USI)."""
@@ -124,10 +155,10 @@ class Game:
                 checking.append(colour)
         if len(checking) == 1:
             loser = checking[0]
-            return Ending("perpetual_check", loser ^ 1, last,
+            return Ending(Reason.PERPETUAL_CHECK, Winner.of(loser ^ 1), last,
                           f"fourfold repetition of {where} with {COLOUR_NAMES[loser]} giving check "
                           f"on every move: {COLOUR_NAMES[loser]} loses")
-        return Ending("sennichite", None, last, f"fourfold repetition of {where}: draw")
+        return Ending(Reason.SENNICHITE, Winner.DRAW, last, f"fourfold repetition of {where}: draw")
 
     def final_ending(self) -> Optional[Ending]:
         """The ending the rules give the game: a repetition, if one occurred, else checkmate or
@@ -140,6 +171,7 @@ class Game:
             return None
         loser = position.turn
         if self.checks[-1]:
-            return Ending("checkmate", loser ^ 1, self.ply, f"{COLOUR_NAMES[loser]} is checkmated")
-        return Ending("no_legal_moves", loser ^ 1, self.ply,
+            return Ending(Reason.CHECKMATE, Winner.of(loser ^ 1), self.ply,
+                          f"{COLOUR_NAMES[loser]} is checkmated")
+        return Ending(Reason.NO_LEGAL_MOVES, Winner.of(loser ^ 1), self.ply,
                       f"{COLOUR_NAMES[loser]} has no legal move and loses")

@@ -19,9 +19,10 @@ The names are KIF's; JKF's preset codes (``KY``, ``KY_R``, ``KA``, ``HI``, ``HIK
 
 from __future__ import annotations
 
-from core.pieces import LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD
+from core.pieces import LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, STARTING_SFEN
 
-_LOWER = "/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+#: The even start below White's first two ranks, with White (the handicap giver) to move.
+_LOWER = "/" + "/".join(STARTING_SFEN.split()[0].split("/")[2:]) + " w - 1"
 
 #: KIF name -> (JKF preset, English name, White's first two ranks, removed piece types).
 _TABLE = {
@@ -47,10 +48,9 @@ _TABLE = {
 }
 
 EVEN = "平手"
-EVEN_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 #: KIF name -> start SFEN, for 平手 and every handicap.
-HANDICAPS = {EVEN: EVEN_SFEN}
+HANDICAPS = {EVEN: STARTING_SFEN}
 HANDICAPS.update({name: top + _LOWER for name, (_, _, top, _) in _TABLE.items()})
 
 _ALIASES = {EVEN: EVEN, "HIRATE": EVEN, "even": EVEN, "平手": EVEN}

@@ -8,7 +8,7 @@ and in hand. With both kings in their promotion zones::
     >>> points(pos, 0), points(pos, 1)
     (15, 39)
     >>> jishogi_24(pos).winner   # Black has fewer than 24 points
-    1
+    <Winner.WHITE: 'white'>
 
 The declaration rule belongs to the side to move: ``declaration(pos)`` says whether it may declare
 a win and, if not, which conditions fail.
@@ -16,16 +16,15 @@ a win and, if not, which conditions fail.
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional, Sequence
+from typing import NamedTuple, Sequence
 
-from core.pieces import BLACK, WHITE, BISHOP, ROOK, KING, COLOUR_NAMES, in_zone
-
-_UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
+from core.outcome import Winner
+from core.pieces import BLACK, WHITE, BISHOP, ROOK, KING, UNPROMOTED, COLOUR_NAMES, in_zone
 
 
 def piece_points(piece_type: int) -> int:
     """5 for a rook or bishop (promoted or not), 0 for the king, 1 for the rest."""
-    base = _UNPROMOTED[piece_type]
+    base = UNPROMOTED[piece_type]
     return 5 if base in (BISHOP, ROOK) else 0 if base == KING else 1
 
 
@@ -57,9 +56,9 @@ def king_entered(position, colour: int) -> bool:
 
 
 class ImpasseVerdict(NamedTuple):
-    """Result of the 24-point rule: ``winner`` is BLACK, WHITE or None for a draw."""
+    """Result of the 24-point rule: ``winner`` is ``Winner.BLACK``, ``WHITE`` or ``DRAW``."""
 
-    winner: Optional[int]
+    winner: Winner
     black_points: int
     white_points: int
     both_entered: bool
@@ -78,13 +77,13 @@ def jishogi_24(position, removed: Sequence[int] = ()) -> ImpasseVerdict:
     white = points(position, WHITE) + sum(piece_points(t) for t in removed)
     both = king_entered(position, BLACK) and king_entered(position, WHITE)
     if black < 24 <= white:
-        winner, why = WHITE, f"black has {black} points, fewer than 24"
+        winner, why = Winner.WHITE, f"black has {black} points, fewer than 24"
     elif white < 24 <= black:
-        winner, why = BLACK, f"white has {white} points, fewer than 24"
+        winner, why = Winner.BLACK, f"white has {white} points, fewer than 24"
     elif black < 24 and white < 24:
-        winner, why = None, f"both sides have fewer than 24 points ({black}, {white})"
+        winner, why = Winner.DRAW, f"both sides have fewer than 24 points ({black}, {white})"
     else:
-        winner, why = None, f"both sides have 24 points or more ({black}, {white}): draw"
+        winner, why = Winner.DRAW, f"both sides have 24 points or more ({black}, {white}): draw"
     return ImpasseVerdict(winner, black, white, both, why)
 
 

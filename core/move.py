@@ -8,17 +8,17 @@
     >>> Move.from_usi("8h2b+").promotion
     True
 
-A move knows nothing of the position: whether it is legal is ``Position.check(move)``'s question.
+A move knows nothing of the position: whether it is legal is
+``Position.illegality(move)``'s question.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-from core.pieces import USI_LETTERS, PAWN, GOLD, square_name
+from core.pieces import USI_LETTERS, USI_RANKS, PAWN, GOLD, square_name
 
 _FILES = "123456789"
-_RANKS = "abcdefghi"
 
 
 class Move(NamedTuple):
@@ -28,16 +28,6 @@ class Move(NamedTuple):
     to_square: int
     promotion: bool = False
     drop: Optional[int] = None
-
-    @classmethod
-    def board_move(cls, from_square: int, to_square: int, promotion: bool = False) -> "Move":
-        """A move of a piece on the board."""
-        return cls(from_square, to_square, promotion, None)
-
-    @classmethod
-    def drop_move(cls, piece_type: int, to_square: int) -> "Move":
-        """A drop of ``piece_type`` (PAWN..GOLD) from hand onto ``to_square``."""
-        return cls(None, to_square, False, piece_type)
 
     @classmethod
     def from_usi(cls, text: str) -> "Move":
@@ -73,7 +63,7 @@ class Move(NamedTuple):
 
 
 def _square(text: str) -> int:
-    return _FILES.index(text[0]) * 9 + _RANKS.index(text[1])
+    return _FILES.index(text[0]) * 9 + USI_RANKS.index(text[1])
 
 
 def _parse_usi(text: str) -> Move:

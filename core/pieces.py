@@ -34,6 +34,8 @@ FULL_SET = (0, 18, 4, 4, 4, 2, 2, 4, 2)
 
 #: USI / SFEN letters of the unpromoted types (upper case is Black).
 USI_LETTERS = " PLNSBRGK"
+#: USI rank letters, index = rank - 1 (``a`` is rank 1, the far side from Black).
+USI_RANKS = "abcdefghi"
 #: CSA codes, index = type.
 CSA_CODES = ("", "FU", "KY", "KE", "GI", "KA", "HI", "KI", "OU",
              "TO", "NY", "NK", "NG", "UM", "RY")
@@ -45,12 +47,25 @@ KANJI = ("", "歩", "香", "桂", "銀", "角", "飛", "金", "玉",
 #: One-character forms (board diagrams, compact KIF), index = type.
 KANJI_SHORT = ("", "歩", "香", "桂", "銀", "角", "飛", "金", "玉",
                "と", "杏", "圭", "全", "馬", "龍")
+#: Every Japanese name of a piece in KIF, KI2, board diagrams and label definitions -> its type:
+#: the names of ``KANJI`` and ``KANJI_SHORT``, and 王 (the king) and 竜 (the dragon) besides.
+KANJI_TYPES = {name: t for names in (KANJI, KANJI_SHORT) for t, name in enumerate(names) if name}
+KANJI_TYPES.update({"王": KING, "竜": DRAGON})
+#: English names, index = type (``IllegalMove`` and ``SfenError`` messages).
+ENGLISH_NAMES = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king",
+                 "tokin", "promoted lance", "promoted knight", "promoted silver", "horse",
+                 "dragon")
 #: Western (Hodges) letters; promoted pieces carry a leading ``+``.
 WESTERN_LETTERS = ("", "P", "L", "N", "S", "B", "R", "G", "K",
                    "+P", "+L", "+N", "+S", "+B", "+R")
 
+#: Full-width digits (index = number): the file of a KIF/KI2 square, ``７`` in ``７六歩``.
 FILE_DIGITS_FULL = "０１２３４５６７８９"
+#: Kanji numerals (index = number): the rank of a KIF/KI2 square, ``六`` in ``７六歩``.
 RANK_KANJI = "〇一二三四五六七八九"
+
+#: The even-game start position.
+STARTING_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 
 #: ``ZONE[colour][square]``: True in ``colour``'s promotion zone (the three far ranks).
@@ -99,7 +114,7 @@ def rank_of(sq: int) -> int:
 
 def square_name(sq: int) -> str:
     """USI name of a square: ``square_name(0) == '1a'``."""
-    return f"{sq // 9 + 1}{'abcdefghi'[sq % 9]}"
+    return f"{sq // 9 + 1}{USI_RANKS[sq % 9]}"
 
 
 def in_zone(colour: int, sq: int) -> bool:

@@ -1,9 +1,9 @@
 """``Position``: the board, both hands and the side to move; move checking, generation and play.
 
     >>> pos = Position()
-    >>> pos.check(Move.from_usi("7g7f")) is None
+    >>> pos.illegality(Move.from_usi("7g7f")) is None
     True
-    >>> pos.check(Move.from_usi("7g7e"))
+    >>> pos.illegality(Move.from_usi("7g7e"))
     IllegalMove(code='bad_geometry', message='the pawn on 7g cannot move to 7e')
     >>> pos.push_usi("7g7f"), pos.push_usi("3c3d")
     (Move.from_usi('7g7f'), Move.from_usi('3c3d'))
@@ -26,19 +26,13 @@ from typing import Iterator, NamedTuple, Optional
 
 from core import key as _key
 from core.move import Move
-from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, BISHOP, ROOK, GOLD, KING, PROMOTE,
-                         HAND_TYPES, FULL_SET, USI_LETTERS, COLOUR_NAMES, square_name,
-                         is_dead_square)
+from core.pieces import (BLACK, WHITE, PAWN, KNIGHT, ROOK, GOLD, KING, PROMOTE, HAND_TYPES,
+                         HAND_ORDER, UNPROMOTED, ZONE, FULL_SET, USI_LETTERS, COLOUR_NAMES,
+                         ENGLISH_NAMES as _NAMES, STARTING_SFEN, square_name, is_dead_square)
 from core.tables import (STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE, FILE_SQUARES,
                          PIN_RAY)
 
-STARTING_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
-
 _BOARD_KEYS, _HAND_KEYS, _WHITE_KEY = _key.BOARD, _key.HAND, _key.WHITE_TO_MOVE  # for push
-_UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
-_NAMES = ("", "pawn", "lance", "knight", "silver", "bishop", "rook", "gold", "king",
-          "tokin", "promoted lance", "promoted knight", "promoted silver", "horse", "dragon")
-_ZONE = (tuple(s % 9 < 3 for s in range(81)), tuple(s % 9 > 5 for s in range(81)))
 _DEAD = tuple(tuple(tuple(is_dead_square(c, t, s) for s in range(81)) for t in range(15))
               for c in (BLACK, WHITE))
 #: Per attacked square and attacking colour: (NEAR set, FAR set, first square, further squares).
@@ -77,7 +71,7 @@ _SFEN_TOKENS = ["1"] + [""] * 31
 for _code in range(1, 32):
     if _code & 15 and _code & 15 < 15:
         _t = _code & 15
-        _letter = USI_LETTERS[_UNPROMOTED[_t]]
+        _letter = USI_LETTERS[UNPROMOTED[_t]]
         _letter = _letter if _code < 16 else _letter.lower()
         _SFEN_TOKENS[_code] = "+" + _letter if _t > KING else _letter
 _SFEN_ORDER = tuple(file * 9 + rank for rank in range(9) for file in range(8, -1, -1))
@@ -98,7 +92,7 @@ def sfen_of(board, hands, turn: int, move_number: int = 1) -> str:
         text = text.replace(_EMPTY_RUNS[n], _DIGITS[n])
     hand = ""
     for colour in (BLACK, WHITE):
-        for t in (ROOK, BISHOP, GOLD, 4, KNIGHT, LANCE, PAWN):
+        for t in HAND_ORDER:
             n = hands[colour][t]
             if n > 0:
                 letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()
@@ -228,8 +222,9 @@ class Position:
         text = sfen_of(self.board, self.hands, self.turn, self.move_number)
         return text if move_number else text.rsplit(" ", 1)[0]
 
-    def copy(self) -> "Position":
-        """An independent copy (without the move history)."""
+    def copy(self, last_move: bool = False) -> "Position":
+        """An independent copy without the move history, or (``last_move``) with only the
+        move that led to this position (KIF's and KI2's 同 read it)."""
         other = Position.__new__(Position)
         other.board = self.board[:]
         other.hands = [self.hands[0][:], self.hands[1][:]]
@@ -237,7 +232,7 @@ class Position:
         other.move_number = self.move_number
         other.king_squares = self.king_squares[:]
         other._key = self._key
-        other._stack = []
+        other._stack = self._stack[-1:] if last_move else []
         other._in_check = self._in_check
         return other
 
@@ -308,10 +303,6 @@ class Position:
         return k
 
     # ----- queries ----------------------------------------------------------------------------------
-
-    def piece_at(self, sq: int) -> int:
-        """The piece code on ``sq`` (0 if empty)."""
-        return self.board[sq]
 
     def attacked(self, sq: int, by: int) -> bool:
         """True if a piece of colour ``by`` attacks square ``sq``."""
@@ -403,12 +394,12 @@ class Position:
 
     def _has_evasion(self) -> bool:
         """In check: can the king step away, or (from a single checker) a piece capture it or
-        come between, or a drop come between? Each candidate is put to ``check``."""
+        come between, or a drop come between? Each candidate is put to ``illegality``."""
         b = self.board
         c = self.turn
         ksq = self.king_squares[c]
         for to in STEPS[b[ksq]][ksq]:
-            if self.check(Move(ksq, to, False, None)) is None:
+            if self.illegality(Move(ksq, to, False, None)) is None:
                 return True
         checkers = self.attackers(ksq, c ^ 1)
         if len(checkers) != 1:
@@ -419,13 +410,13 @@ class Position:
             if code and code >> 4 == c and f != ksq:
                 reach = REACH[code][f]
                 for to in targets:
-                    if to in reach and (self.check(Move(f, to, False, None)) is None
-                                        or self.check(Move(f, to, True, None)) is None):
+                    if to in reach and (self.illegality(Move(f, to, False, None)) is None
+                                        or self.illegality(Move(f, to, True, None)) is None):
                         return True
         hand = self.hands[c]
         for to in between:
             for t in HAND_TYPES:
-                if hand[t] and self.check(Move(None, to, False, t)) is None:
+                if hand[t] and self.illegality(Move(None, to, False, t)) is None:
                     return True
         return False
 
@@ -435,8 +426,8 @@ class Position:
 
     # ----- checking one move ------------------------------------------------------------------------
 
-    def check(self, move: Move, piece_type: Optional[int] = None) -> Optional[IllegalMove]:
-        """``None`` if ``move`` is legal here, else the ``IllegalMove`` reason.
+    def illegality(self, move: Move, piece_type: Optional[int] = None) -> Optional[IllegalMove]:
+        """Why ``move`` is illegal here, as an ``IllegalMove`` reason; ``None`` if it is legal.
 
         ``piece_type``, when given, is the piece the record says moves (as it stands before the
         move); a different piece on the from-square is then ``no_piece``. Only this one move is
@@ -474,7 +465,7 @@ class Position:
             if t > ROOK:
                 why = "already promoted" if t > KING else "never promotes"
                 return IllegalMove("illegal_promotion", f"the {_NAMES[t]} on {square_name(f)} {why}")
-            if not (_ZONE[c][f] or _ZONE[c][to]):
+            if not (ZONE[c][f] or ZONE[c][to]):
                 return IllegalMove("illegal_promotion", f"{square_name(f)}-{square_name(to)} neither "
                                    f"starts nor ends in {COLOUR_NAMES[c]}'s promotion zone")
         elif _DEAD[c][t][to]:
@@ -587,7 +578,7 @@ class Position:
         ksq = self.king_squares[c]
         in_check = self.is_check()
         pinned = self._pinned(c, ksq) if ksq is not None else ()
-        zone = _ZONE[c]
+        zone = ZONE[c]
         dead = _DEAD[c]
         for f in range(81):
             code = b[f]
@@ -637,7 +628,8 @@ class Position:
     # ----- playing moves -----------------------------------------------------------------------------
 
     def push(self, move: Move) -> None:
-        """Play ``move`` without checking it (use ``check`` or ``push_usi`` for untrusted moves)."""
+        """Play ``move`` without checking it (use ``illegality`` or ``push_usi`` for untrusted
+        moves)."""
         b = self.board
         c = self.turn
         to = move.to_square
@@ -658,7 +650,7 @@ class Position:
             captured = b[to]
             k ^= _BOARD_KEYS[code][f]
             if captured:
-                t = _UNPROMOTED[captured & 15]
+                t = UNPROMOTED[captured & 15]
                 hand = self.hands[c]
                 n = hand[t]
                 hand_keys = _HAND_KEYS[c][t]
@@ -723,7 +715,7 @@ class Position:
         b[f] = code
         b[to] = captured
         if captured:
-            self.hands[c][_UNPROMOTED[captured & 15]] -= 1
+            self.hands[c][UNPROMOTED[captured & 15]] -= 1
         if code & 15 == KING:
             self.king_squares[c] = f
         return move
@@ -731,7 +723,7 @@ class Position:
     def push_usi(self, text: str) -> Move:
         """Check and play a USI move; raises ``IllegalMoveError`` (a ``ValueError``) if illegal."""
         move = Move.from_usi(text)
-        reason = self.check(move)
+        reason = self.illegality(move)
         if reason is not None:
             raise IllegalMoveError(reason, text)
         self.push(move)

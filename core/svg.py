@@ -31,8 +31,8 @@ from typing import Union
 from xml.sax.saxutils import escape
 
 from core.move import Move
-from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
-                         KANJI_SHORT, FILE_DIGITS_FULL, RANK_KANJI, USI_LETTERS, square_name)
+from core.pieces import (BLACK, WHITE, KING, HAND_ORDER, UNPROMOTED, KANJI_SHORT, FILE_DIGITS_FULL,
+                         RANK_KANJI, USI_LETTERS, square_name)
 
 FONT_FAMILY = "'Noto Serif CJK JP','Hiragino Mincho ProN','Yu Mincho',serif"
 
@@ -56,11 +56,8 @@ _INK = "#1a1a1a"
 _RED = "#c0101e"
 _HIGHLIGHT = "#ff8c1a"
 
-#: Hand order on a stand, strongest first.
-_HAND_ORDER = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
 #: Relative piece sizes (index = unpromoted type), like a real set: the king largest.
 _SCALE = (0, 0.86, 0.90, 0.91, 0.94, 0.97, 0.97, 0.94, 1.0)
-_UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
 #: Pentagon outline of a full-size piece pointing up, relative to the square's centre.
 _OUTLINE = ((0.0, -0.45 * _H), (0.35 * _W, -0.30 * _H), (0.43 * _W, 0.43 * _H),
             (-0.43 * _W, 0.43 * _H), (-0.35 * _W, -0.30 * _H))
@@ -192,7 +189,7 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
         if not code:
             continue
         t, colour = code & 15, code >> 4
-        scale = _SCALE[_UNPROMOTED[t]]
+        scale = _SCALE[UNPROMOTED[t]]
         if scale not in outlines:
             outlines[scale] = " ".join(f"{_num(px * scale)},{_num(py * scale)}"
                                        for px, py in _OUTLINE)
@@ -225,7 +222,7 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
         out.append(_text(sx + _STAND_W / 2, sy + 22, title, 13.5,
                          f' class="hand-title" fill="{_INK}"{weight}'))
         row_y = sy + 58
-        entries = [(t, position.hands[colour][t]) for t in _HAND_ORDER
+        entries = [(t, position.hands[colour][t]) for t in HAND_ORDER
                    if position.hands[colour][t] > 0]
         if not entries:
             out.append(_text(sx + _STAND_W / 2, row_y, "なし", 18,
@@ -246,7 +243,7 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
 def _hand_usi(position, colour: int) -> str:
     """The hand of ``colour`` in SFEN style (``2P``, upper case for Black), ``-`` when empty."""
     text = ""
-    for t in _HAND_ORDER:
+    for t in HAND_ORDER:
         n = position.hands[colour][t]
         if n:
             letter = USI_LETTERS[t] if colour == BLACK else USI_LETTERS[t].lower()

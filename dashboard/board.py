@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import streamlit as st
 
+from analytics import game_record
 from core.move import Move
 from core.pieces import BLACK
 from core.position import Position
 from core.svg import board_svg
-from dashboard import lookups
 from dashboard.state import stored
 
-_game_position = stored(lookups.game_position)
+#: ``analytics.game_record.game_position`` on the dashboard's store, cached.
+game_position = stored(game_record.game_position)
 
 #: The session key of the sidebar toggle that puts 後手 (White) at the bottom.
 FLIP_KEY = "flip"
@@ -50,12 +51,18 @@ def show_board(position: Position, last_move: Move | str | bool | None = None, s
         st.code(position.sfen(), language=None, wrap_lines=True)
 
 
+def show_seat_board(row: dict, ply: int, caption: str) -> None:
+    """The board of the game of ``row`` (a game of a player or of a label, with the ``side``
+    that played it) after ``ply`` moves, seen from that side: a 後手 row turned round."""
+    show_game_board(row["game"], ply, caption, turned=row["side"] == "white")
+
+
 def show_game_board(game: int, ply: int, caption: str, turned: bool = False,
                     size: int = 400) -> None:
     """The board of a stored game after ``ply`` moves, its last move highlighted; a warning on
     the page if the store cannot give that position."""
     try:
-        at = _game_position(game, ply)
+        at = game_position(game, ply)
     except ValueError as error:
         st.warning(str(error))
         return

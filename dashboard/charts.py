@@ -11,6 +11,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from analytics.results import Results
 from dashboard.display import BLACK_COLOUR, DRAW_COLOUR, OTHER_COLOUR
 
 #: 後手's colour in charts: a little darker than the result bar's, to show on white.
@@ -90,9 +91,9 @@ def results_by_reason(rows: list) -> alt.Chart:
     """How games ended: one stacked bar per reason, split by who won."""
     long = []
     for r in rows:
-        other = r["games"] - r["black_wins"] - r["white_wins"] - r["draws"]
-        for result, count in (("▲先手勝ち", r["black_wins"]), ("引き分け", r["draws"]),
-                              ("△後手勝ち", r["white_wins"]), ("no result", other)):
+        counted = Results.from_row(r)
+        for result, count in (("▲先手勝ち", counted.black), ("引き分け", counted.draws),
+                              ("△後手勝ち", counted.white), ("no result", counted.other)):
             if count:
                 long.append({"reason": r["label"], "result": result, "games": count})
     frame = pd.DataFrame(long, columns=["reason", "result", "games"])

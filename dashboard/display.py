@@ -14,11 +14,9 @@
 from __future__ import annotations
 
 import base64
-import datetime
-import functools
 from html import escape
 
-from labels.classify import definitions
+from analytics import stats
 from core.move import Move
 from core.notation import ki2_move
 from core.position import Position
@@ -42,22 +40,11 @@ SIDES = {"black": "▲先手", "white": "△後手"}
 KINDS = {"castle": "囲い castles", "opening": "戦型 openings"}
 
 
-@functools.cache
-def label_names() -> dict:
-    """Each castle's and opening's English name, from ``labels.classify.definitions()``."""
-    return {name: info.english for name, info in definitions().info.items() if info.english}
-
-
-def label_info(label: str):
-    """The ``LabelInfo`` of a label (kind, English name, parents, note), None if unknown."""
-    return definitions().info.get(label)
-
-
 def label_text(label: str | None) -> str:
     """``美濃囲い · Mino castle`` (the label alone when it has no English name)."""
     if not label:
         return "—"
-    english = label_names().get(label)
+    english = stats.label_names().get(label)
     return f"{label} · {english}" if english else label
 
 
@@ -91,28 +78,15 @@ def score_text(score: float | None, low: float | None = None, high: float | None
     return text
 
 
-def date_text(value) -> str:
-    if value is None or value == "":
-        return "—"
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    return str(value)
-
-
 def move_text(position: Position | str, usi: str) -> str:
     """A move in KI2 with its ▲/△ mark as played in ``position`` (an SFEN works), or the USI
     text when it is not legal there."""
     if isinstance(position, str):
         position = Position.from_sfen(position)
     move = Move.from_usi(usi)
-    if position.check(move) is not None:
+    if position.illegality(move) is not None:
         return usi
     return ki2_move(position, move)
-
-
-def player_line(black: str | None, white: str | None) -> str:
-    """``▲羽生善治 – △森内俊之`` (``?`` for a missing name)."""
-    return f"▲{black or '?'} – △{white or '?'}"
 
 
 #: The size of ``result_bar_image`` (the shape of a table cell ``RESULT_BAR_WIDTH`` wide).

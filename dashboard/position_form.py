@@ -20,15 +20,12 @@ from core.move import Move
 from core.notation import ki2_move
 from core.notation.usi import parse_position_line
 from core.position import Position
-from dashboard import lookups
-from dashboard.state import stored
+from dashboard.board import game_position
 
 #: The URL parameters that describe a given position.
 PARAMETERS = ("moves", "start", "sfen", "game", "ply")
 
 METHODS = {"moves": "Moves", "sfen": "SFEN", "diagram": "Board diagram", "game": "Game & ply"}
-
-_game_position = stored(lookups.game_position)
 
 
 @dataclass
@@ -102,7 +99,7 @@ def given_position() -> Given | None:
         return Given(position, "Given as an SFEN")
     if "game" in params:
         game, ply = _integer(params.get("game"), "game"), _integer(params.get("ply", "0"), "ply")
-        found = _game_position(game, ply)
+        found = game_position(game, ply)
         position = Position.from_sfen(found["sfen"])
         return Given(position, f"game {game} after {ply} moves", found["last_move"], game=game,
                      ply=ply)
@@ -175,7 +172,7 @@ def form(key: str, submit: str = "Search") -> bool:
         elif method == "diagram":
             _set_url(sfen=position_from_diagram(text).sfen())
         else:
-            _game_position(int(game), int(ply))  # checks the game and the ply
+            game_position(int(game), int(ply))  # checks the game and the ply
             _set_url(game=int(game), ply=int(ply))
     except ValueError as error:
         st.error(str(error), icon=":material/warning:")

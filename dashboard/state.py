@@ -1,11 +1,11 @@
 """The store the dashboard reads, and answers cached until its next commit.
 
 The store folder comes from ``KIFUDB_STORE`` (default ``store.DEFAULT_STORE``). Every
-question goes through ``stored``: a function ``f(store, *args)`` of ``analytics.queries``,
-``analytics.stats`` or ``dashboard.lookups`` becomes ``f(*args)`` whose answers are kept by
-``st.cache_data`` under the store's **manifest stamp** (inode, size and mtime of
-``manifest.json``), so every answer is computed once per commit and an ingest is seen on the
-next click.
+question goes through ``stored``: a function ``f(store, *args)`` of ``analytics`` becomes
+``f(*args)`` whose answers are kept by ``st.cache_data`` under its arguments (plain values, and
+the hashable ``analytics.filters.GameFilter`` of the sidebar) and the store's **manifest
+stamp** (inode, size and mtime of ``manifest.json``), so every answer is computed once per
+commit and an ingest is seen on the next click.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _answer(name: str, root: str, stamp, args: tuple, kwargs: tuple, _function):
 def stored(function):
     """``function(store, *args, **kwargs)`` as ``function(*args, **kwargs)`` on the dashboard's
     store, cached until the store's next commit. Arguments must be plain values (text, numbers,
-    tuples, dates); exceptions are not cached."""
+    tuples, dates) or a ``GameFilter``; exceptions are not cached."""
     name = f"{function.__module__}.{function.__qualname__}"
 
     @functools.wraps(function)

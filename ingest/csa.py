@@ -59,10 +59,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Optional
 
-from core.handicap import handicap_name
-from core.pieces import BLACK, WHITE, CSA_CODES, FULL_SET, HAND_TYPES, unpromoted
-from core.position import sfen_of, STARTING_SFEN, Position, SfenError
-from ingest.record import DeclaredEnding, GameRecord, MoveRecord, ERROR, WARNING, read_safely
+from core.pieces import BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPES, UNPROMOTED
+from core.position import sfen_of, STARTING_SFEN, Position
+from ingest.builder import Dialect, RecordBuilder, ascii_digits
+from ingest.record import GameRecord, ERROR, WARNING, read_safely
 from ingest.csa1 import read_csa1, looks_like_csa1
 
 __all__ = ["read_csa", "looks_like_csa", "read_csa1", "looks_like_csa1", "ENDINGS"]
@@ -74,22 +74,15 @@ ENDINGS = frozenset({
     "%ERROR", "%MAX_MOVES",
 })
 
-_CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
-_PIECE_CODES = frozenset(_CODE_TYPES)
+#: What CSA calls the things the builder checks (``ingest.builder``): a second ``%`` line is an
+#: ``unparsable_line``, and a comment after the ending belongs to the game.
+DIALECT = Dialect("csa", ENDINGS, "the special moves of CSA V2.2/V3.0",
+                  second_ending="unparsable_line", comments_after_ending="game")
+_PIECE_CODES = frozenset(CSA_TYPES)
 _SQUARES = [f"{f}{r}" for f in range(1, 10) for r in range(1, 10)]
 #: Every from- and to-square pair a CSA move can name ("7776", "0055"): one set lookup per move.
 _SQUARE_PAIRS = frozenset(a + b for a in ["00"] + _SQUARES for b in _SQUARES)
 _EVEN_BOARD = Position().board[:]  # the even-game start, 81 piece codes
-_MAX_TEXT = 200  # a finding quotes at most this much of the line
-
-
-def _digits(text: str) -> bool:
-    """True if ``text`` is one or more ASCII digits (``str.isdigit`` alone accepts '²')."""
-    return text.isascii() and text.isdigit()
-
-
-def _quote(text: str) -> str:
-    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "…"
 
 
 def _starts_statement(text: str) -> bool:
@@ -100,7 +93,7 @@ def _starts_statement(text: str) -> bool:
     if c == "'":
         return True
     if c == "+" or c == "-":
-        return d == "" or _digits(d)
+        return d == "" or ascii_digits(d)
     if c == "%":
         return d.isalpha() or d in ("+", "-")
     if c == "T":
@@ -138,25 +131,11 @@ def _split_statements(line: str) -> list:
 
 def _parse_seconds(text: str):
     """``12`` -> 12, ``12.345`` -> 12.345; None if ``text`` is not a plain decimal number."""
-    if _digits(text):
+    if ascii_digits(text):
         return int(text)
     whole, dot, fraction = text.partition(".")
-    if dot and _digits(whole) and _digits(fraction):
+    if dot and ascii_digits(whole) and ascii_digits(fraction):
         return float(text)
-    return None
-
-
-def _sfen(board: list, hands: list, side: int) -> str:
-    return sfen_of(board, hands, side)
-
-
-@lru_cache(maxsize=4096)
-def _check_sfen(sfen: str) -> Optional[str]:
-    """None if ``Position`` accepts the SFEN, else its complaint (start positions repeat)."""
-    try:
-        Position.from_sfen(sfen)
-    except SfenError as error:
-        return str(error)
     return None
 
 
@@ -181,7 +160,7 @@ def _row_cells(text: str) -> tuple:
             cells.append(0)
             i += 1
         elif c == "+" or c == "-":
-            t = _CODE_TYPES.get(text[i + 1:i + 3])
+            t = CSA_TYPES.get(text[i + 1:i + 3])
             if t is None:
                 problem = problem or f"unknown piece {text[i:i + 3]!r}"
                 cells.append(0)
@@ -197,28 +176,21 @@ def _row_cells(text: str) -> tuple:
 
 
 class _Game:
-    """The state of one game while its lines are read."""
+    """One game of a CSA text while its statements are read: the builder that makes its
+    ``GameRecord``, and the start position the ``P`` lines draw until the first move settles it
+    (``board``: 81 piece codes or None until PI, a row or a piece list; ``hands``; ``side``)."""
 
     def __init__(self, source: str, index: int, encoding: str, first_line: int):
-        self.record = GameRecord(source=source, index=index, format="csa", encoding=encoding,
-                                 first_line=first_line)
+        self.b = RecordBuilder(source, index, "csa", encoding, DIALECT, first_line)
+        self.record = self.b.record
         self.board: Optional[list] = None  # None until PI, a P1..P9 row or a P+/P- list
         self.hands = [[0] * 8, [0] * 8]
         self.position_line: Optional[int] = None
         self.rows_seen: dict = {}  # rank -> line
         self.side: Optional[int] = None
-        self.settled = False  # True once the first move, time or ending fixed the start
-        self.first_side = BLACK
-        self.after_ending: list = []  # plies of moves written after the ending
-        self.timed = None  # the MoveRecord or DeclaredEnding the next T line belongs to
 
-    # ----- helpers ------------------------------------------------------------------------------
-
-    def add(self, severity, code, message, line, text="", ply=None):
-        self.record.add(severity, code, message, line=line, ply=ply, text=_quote(text))
-
-    def bad_position(self, message, line, text):
-        self.add(ERROR, "bad_start_position", message, line, text)
+    def bad_position(self, message: str, line: Optional[int], text: str) -> None:
+        self.b.add(ERROR, "bad_start_position", message, line, text=text)
 
     def start_board(self) -> list:
         if self.board is None:
@@ -227,42 +199,18 @@ class _Game:
 
     # ----- statements ---------------------------------------------------------------------------
 
-    def comment(self, text: str, line: int) -> None:
-        body = text[1:].rstrip()
-        record = self.record
-        if not record.moves and record.ending is None:
-            if body.startswith("CSA encoding=") or body.startswith("encoding="):
-                self.header("encoding", body.partition("=")[2].strip(), line, text)
-                return
-            record.comments.append(body)
-        elif record.ending is not None and not self.after_ending:
-            record.comments.append(body)
-        else:
-            record.moves[-1].comments.append(body)
-
-    def header(self, key: str, value: str, line: int, text: str) -> bool:
-        """Set a header; False (and a finding) if it already has another value."""
-        headers = self.record.headers
-        old = headers.get(key)
-        if old is None:
-            headers[key] = value
-        elif old != value:
-            self.add(WARNING, "duplicate_header",
-                     f"{key} is given again ({value!r}); the first value {old!r} is kept", line, text)
-            return False
-        return True
-
     def statement(self, s: str, line: int) -> None:
+        """One statement (a line, or a piece of a comma-joined one): handed to the method of its
+        kind; one that is none is reported (``unparsable_line``), a signless move is kept."""
         c = s[0]
         if c == "+" or c == "-":
             if len(s) == 1:
                 self.side_line(s, line)
-            elif _digits(s[1:2]):
+            elif ascii_digits(s[1:2]):
                 self.move(s, line)
             else:
-                self.add(WARNING, "unparsable_line",
-                         "not a CSA statement: a line starting with + or - is a move "
-                         "(+7776FU) or the side to move (+ alone)", line, s)
+                self.b.add(WARNING, "unparsable_line", "not a CSA statement: a line starting with "
+                           "+ or - is a move (+7776FU) or the side to move (+ alone)", line, text=s)
         elif c == "T":
             self.time(s, line)
         elif c == "'":
@@ -274,32 +222,44 @@ class _Game:
         elif c == "N":
             if s[1:2] in ("+", "-") and len(s) >= 2:
                 name = s[2:]
-                if self.header(s[:2], name, line, s):
-                    self.header("black" if s[1] == "+" else "white", name.strip(), line, s)
+                if self.b.header(s[:2], name, line, s):
+                    self.b.header("black" if s[1] == "+" else "white", name.strip(), line, s)
             else:
-                self.add(WARNING, "unparsable_line", "not a CSA statement: N must be followed "
-                         "by + or - and the player's name (N+NAKAHARA)", line, s)
+                self.b.add(WARNING, "unparsable_line", "not a CSA statement: N must be followed "
+                           "by + or - and the player's name (N+NAKAHARA)", line, text=s)
         elif c == "$":
             key, colon, value = s.partition(":")
             if colon and len(key) > 1:
-                self.header(key, value, line, s)
+                self.b.header(key, value, line, s)
             else:
-                self.add(WARNING, "unparsable_line",
-                         "a game-information line needs a key and a colon ($EVENT:...)", line, s)
+                self.b.add(WARNING, "unparsable_line", "a game-information line needs a key and a "
+                           "colon ($EVENT:...)", line, text=s)
         elif c == "V" and s[1:2].isdigit():
-            self.header("version", s, line, s)
+            self.b.header("version", s, line, s)
         elif len(s) == 6 and s[:4] in _SQUARE_PAIRS and s[4:] in _PIECE_CODES:
-            self.add(WARNING, "unparsable_line", "a move without its side sign (+ or -); kept "
-                     "as a move", line, s, ply=len(self.record.moves) + 1)
+            self.b.add(WARNING, "unparsable_line", "a move without its side sign (+ or -); kept "
+                       "as a move", line, self.b.current.ply, s)
             self.move(s, line, checked=True)
         else:
-            self.add(WARNING, "unparsable_line", "not a CSA statement (expected V, N, $, P, "
-                     "+, -, T, %, ' or /)", line, s)
+            self.b.add(WARNING, "unparsable_line", "not a CSA statement (expected V, N, $, P, "
+                       "+, -, T, %, ' or /)", line, text=s)
+
+    def comment(self, text: str, line: int) -> None:
+        """A ``'`` statement: its text (trailing blanks removed) is a comment for the builder;
+        ``'CSA encoding=…`` or ``'encoding=…`` before the moves is header ``encoding``."""
+        body = text[1:].rstrip()
+        record = self.record
+        if not record.moves and record.ending is None \
+                and (body.startswith("CSA encoding=") or body.startswith("encoding=")):
+            self.b.header("encoding", body.partition("=")[2].strip(), line, text)
+            return
+        self.b.comment(body, line)
 
     def side_line(self, s: str, line: int) -> None:
-        if self.settled:
-            self.add(ERROR, "unparsable_line", "a side-to-move line after the moves began",
-                     line, s)
+        """``+`` or ``-`` alone: the side to move at the start. Given twice differently it is
+        reported (``bad_start_position``), after the moves began too (``unparsable_line``)."""
+        if self.b.settled:
+            self.b.start_too_late("a side-to-move line", line, s)
             return
         if self.side is not None and self.side != (s == "-"):
             self.bad_position("the side to move is given twice, differently; the last one is "
@@ -307,61 +267,48 @@ class _Game:
         self.side = BLACK if s == "+" else WHITE
 
     def move(self, s: str, line: int, checked: bool = False) -> None:
-        if not self.settled:
+        """A move statement for the builder (the first one settles the start). Unless ``checked``
+        says it is ``[+-]DDDDXX``, its shape is checked: a bad one is still kept as a move so that
+        the plies after it keep their numbers (``unparsable_line``, an error)."""
+        b = self.b
+        if not b.settled:
             self.settle(line, s)
-        record = self.record
         if not checked and not (len(s) == 7 and s[1:5] in _SQUARE_PAIRS and s[5:] in _PIECE_CODES):
-            self.add(ERROR, "unparsable_line", "not a CSA move (expected a sign, from- and "
-                     "to-square and piece code, e.g. +7776FU); kept as a move so the replay "
-                     "reports it at its ply", line, s, ply=len(record.moves) + 1)
-        move = MoveRecord(s, line, "csa")
-        record.moves.append(move)
-        self.timed = move
-        if record.ending is not None:
-            self.after_ending.append(len(record.moves))
+            b.add(ERROR, "unparsable_line", "not a CSA move (expected a sign, from- and to-square "
+                  "and piece code, e.g. +7776FU); kept as a move so the replay reports it at its "
+                  "ply", line, b.current.ply, s)
+        b.move(s, line)
 
     def time(self, s: str, line: int) -> None:
+        """A ``T`` statement: the seconds of the move or ending before it, for the builder; one
+        that is not a number is reported (``unparsable_line``)."""
         value = s[1:]
         seconds = int(value) if value.isdigit() and value.isascii() else _parse_seconds(value)
         if seconds is None:
-            self.add(WARNING, "unparsable_line", "a time line is T and a number of seconds "
-                     "(T12, or T12.345 in V3.0)", line, s)
+            self.b.add(WARNING, "unparsable_line", "a time line is T and a number of seconds "
+                       "(T12, or T12.345 in V3.0)", line, text=s)
             return
-        target = self.timed
-        if target is None:
-            self.add(WARNING, "unparsable_line", "a time line that follows no move", line, s)
-        elif target.seconds is not None:
-            self.add(WARNING, "unparsable_line", f"a second time line for the same move "
-                     f"(it took {target.seconds} s); the first is kept", line, s)
-        else:
-            target.seconds = seconds
+        self.b.time(seconds, line, s)
 
     def ending(self, s: str, line: int) -> None:
+        """A ``%`` statement: the declared ending, for the builder (which reports a second one
+        and a word CSA does not define); ``%`` and no word is reported (``unparsable_line``)."""
         self.settle(line)
-        record = self.record
-        if record.ending is not None:
-            self.add(WARNING, "unparsable_line", f"a second ending after {record.ending.word} "
-                     f"(line {record.ending.line}); the first is kept", line, s)
-            self.timed = None
-            return
         if s not in ENDINGS:
             word = s[1:].lstrip("+-")
             if not (word and word.replace("_", "").isalpha() and word.isascii() and word.isupper()):
-                self.add(WARNING, "unparsable_line", "% must be followed by a special move "
-                         "(%TORYO, %CHUDAN ...)", line, s)
+                self.b.add(WARNING, "unparsable_line", "% must be followed by a special move "
+                           "(%TORYO, %CHUDAN ...)", line, text=s)
                 return
-            self.add(WARNING, "unknown_ending", "not one of the special moves of CSA V2.2/V3.0; "
-                     "kept as the ending as written", line, s)
-        mover = self.first_side ^ (len(record.moves) & 1)
-        record.ending = DeclaredEnding(s, line=line, mover=mover)
-        self.timed = record.ending
+        self.b.end(s, line, text=s)
 
     # ----- the start position -------------------------------------------------------------------
 
     def position(self, s: str, line: int) -> None:
-        if self.settled:
-            self.add(ERROR, "unparsable_line", "a start-position line after the moves began",
-                     line, s)
+        """A ``P`` line (``PI``, ``P1``..``P9``, ``P+``/``P-``) drawing the start position; after
+        the moves began it is reported (``unparsable_line``)."""
+        if self.b.settled:
+            self.b.start_too_late("a start-position line", line, s)
             return
         kind = s[1:2]
         if self.position_line is None:
@@ -374,6 +321,7 @@ class _Game:
             self.board_row(s, line)
 
     def handicap_line(self, s: str, line: int) -> None:
+        """``PI`` and the pieces the handicap removes from the even start (``PI82HI22KA``)."""
         if self.board is not None and any(self.board):
             self.bad_position("PI after other start-position lines; the even start replaces "
                               "them", line, s)
@@ -382,8 +330,8 @@ class _Game:
         board = self.board
         for i in range(0, len(rest), 4):
             group = rest[i:i + 4]
-            t = _CODE_TYPES.get(group[2:])
-            if len(group) != 4 or not _digits(group[:2]) or "0" in group[:2] or t is None:
+            t = CSA_TYPES.get(group[2:])
+            if len(group) != 4 or not ascii_digits(group[:2]) or "0" in group[:2] or t is None:
                 self.bad_position(f"{group!r} is not a square and piece to remove (PI82HI22KA)",
                                   line, s)
                 continue
@@ -395,6 +343,7 @@ class _Game:
             board[sq] = 0
 
     def board_row(self, s: str, line: int) -> None:
+        """``P1``..``P9``: one rank of the board, file 9 first."""
         rank = int(s[1]) - 1
         if rank in self.rows_seen:
             self.bad_position(f"P{rank + 1} is given again (first on line "
@@ -409,20 +358,21 @@ class _Game:
             board[sq] = code
 
     def piece_list(self, s: str, line: int) -> None:
+        """``P+``/``P-``: pieces one side has on squares or (``00``) in hand; ``00AL`` the rest."""
         colour = BLACK if s[1] == "+" else WHITE
         board = self.start_board()
         rest = s[2:].strip()
         for i in range(0, len(rest), 4):
             group = rest[i:i + 4]
             where, code = group[:2], group[2:]
-            if len(group) != 4 or not _digits(where) or (where[0] == "0") != (where[1] == "0"):
+            if len(group) != 4 or not ascii_digits(where) or (where[0] == "0") != (where[1] == "0"):
                 self.bad_position(f"{group!r} is not a square and piece (P+63TO, P-00KA, P-00AL)",
                                   line, s)
                 continue
             if where == "00" and code == "AL":
                 self.all_to_hand(colour)
                 continue
-            t = _CODE_TYPES.get(code)
+            t = CSA_TYPES.get(code)
             if t is None:
                 self.bad_position(f"unknown piece {code!r} in {group!r}", line, s)
                 continue
@@ -445,61 +395,48 @@ class _Game:
         counts = [0] * 9
         for code in self.board:
             if code:
-                counts[unpromoted(code & 15)] += 1
+                counts[UNPROMOTED[code & 15]] += 1
         for t in HAND_TYPES:
             left = FULL_SET[t] - counts[t] - self.hands[BLACK][t] - self.hands[WHITE][t]
             if left > 0:
                 self.hands[colour][t] += left
 
     def settle(self, line: int, first_move: str = "") -> None:
-        """Fix the start position: at the first move (``first_move``) or ending, or at the end."""
-        if self.settled:
+        """Hand the builder the start position the ``P`` lines drew, at the first move
+        (``first_move``) or ending, or at the end. What CSA requires and the record left out is
+        reported (``bad_start_position``): no side-to-move line (the first move's sign, else
+        Black, is used), no position at all (the even start), missing board rows."""
+        b = self.b
+        if b.settled:
             return
-        self.settled = True
-        record = self.record
         if self.side is None:
             first = first_move[:1]
             if self.board is not None or first_move:
                 where = self.position_line or line
-                self.add(WARNING, "bad_start_position", "no side-to-move line (+ or -) after "
-                         "the start position; " + ("the first move's sign is used"
-                                                   if first in ("+", "-") else "Black is assumed"),
-                         where)
+                b.add(WARNING, "bad_start_position", "no side-to-move line (+ or -) after the "
+                      "start position; " + ("the first move's sign is used"
+                                            if first in ("+", "-") else "Black is assumed"), where)
             self.side = WHITE if first == "-" else BLACK
-        self.first_side = self.side
         if self.board is None:
+            record = self.record
             if first_move or record.ending is not None or record.headers:
-                self.add(WARNING, "bad_start_position", "no start position (PI, P1..P9 or "
-                         "P+/P-); the even start is assumed", line)
+                b.add(WARNING, "bad_start_position", "no start position (PI, P1..P9 or P+/P-); "
+                      "the even start is assumed", line)
             self.board = _EVEN_BOARD
         if self.rows_seen and len(self.rows_seen) < 9:
             missing = ", ".join(f"P{r + 1}" for r in range(9) if r not in self.rows_seen)
             self.bad_position(f"board rows missing ({missing}); those ranks are left empty",
                               self.position_line, "")
         if self.board == _EVEN_BOARD and self.side == BLACK and not any(map(any, self.hands)):
-            record.start_sfen = STARTING_SFEN
-            return
-        sfen = _sfen(self.board, self.hands, self.side)
-        record.start_sfen = sfen
-        problem = _check_sfen(sfen)
-        if problem:
-            self.bad_position(f"the start position is not a legal setup: {problem}",
-                              self.position_line, "")
-        name = handicap_name(sfen)
-        if name is not None and name != "平手":
-            record.handicap = name
+            sfen = STARTING_SFEN  # the usual start, without writing it again
+        else:
+            sfen = sfen_of(self.board, self.hands, self.side)
+        b.start(sfen, line=self.position_line, check=True)
 
     def finish(self, carried: dict) -> GameRecord:
         """Close the game; ``carried`` passes ``version`` and ``encoding`` on to later games."""
-        record = self.record
-        if not self.settled:
-            self.settle(record.first_line or 1)
-        if self.after_ending:
-            first = self.after_ending[0]
-            move = record.moves[first - 1]
-            self.add(WARNING, "moves_after_ending",
-                     f"{len(self.after_ending)} move(s) follow the ending {record.ending.word} "
-                     f"(line {record.ending.line}); kept as moves", move.line, move.text, ply=first)
+        self.settle(self.record.first_line or 1)
+        record = self.b.finish()
         for key in ("version", "encoding"):
             if key in record.headers:
                 carried[key] = record.headers[key]
@@ -526,36 +463,46 @@ def _read(text: str, source: str, encoding: str) -> list:
     games = []
     carried: dict = {}
     game = None
-    moves = None  # the moves of the game, once its start is settled and while no ending came
+    b = move = time = comment = None  # the game's builder, once its start is settled
     pairs, codes = _SQUARE_PAIRS, _PIECE_CODES
-    for number, raw in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    lines.append("")  # every line has one after it
+    rows = enumerate(lines, start=1)
+    for number, raw in rows:
         line = raw.strip()
         if not line:
             continue
-        # the hot path: a plain move line (+7776FU, +7776FU,T12), time line (T12) or comment in
-        # the moves of a game
-        if moves is not None:
+        if b is not None:
+            # the commonest lines once the moves began: a move (+7776FU) and the time line after
+            # it (T12), a move and its time (+7776FU,T12), a time, a comment. Recognised here and
+            # handed to the builder as the statements of the general path below would be.
             c = line[0]
-            if (c == "+" or c == "-") and line[1:5] in pairs and line[5:7] in codes:
-                if len(line) == 7:
-                    move = game.timed = MoveRecord(line, number, "csa")
-                    moves.append(move)
+            if c == "+" or c == "-":
+                if line[1:5] in pairs and line[5:7] in codes:
+                    if len(line) == 7:
+                        after = lines[number]  # the next line
+                        if after[:1] == "T":
+                            after = after.rstrip()
+                            if after[1:].isdigit() and after.isascii():
+                                move(line, number, None, int(after[1:]))
+                                next(rows)  # the time line is read
+                                continue
+                        move(line, number)
+                        continue
+                    if line[7:9] == ",T" and line[9:].isdigit() and line.isascii():
+                        move(line[:7], number, None, int(line[9:]))
+                        continue
+            elif c == "T":
+                if line[1:].isdigit() and line.isascii():
+                    time(int(line[1:]), number, line)
                     continue
-                if line[7:9] == ",T" and line[9:].isdigit() and line.isascii():
-                    move = game.timed = MoveRecord(line[:7], number, "csa", int(line[9:]))
-                    moves.append(move)
-                    continue
-            if c == "T" and line[1:].isdigit() and line.isascii() and game.timed is not None \
-                    and game.timed.seconds is None:
-                game.timed.seconds = int(line[1:])
-                continue
-            if c == "'" and moves:  # a comment on the last move (what _Game.comment does)
-                moves[-1].comments.append(line[1:])
+            elif c == "'":
+                comment(line[1:], number)
                 continue
         if line == "/":
             if game is not None:
                 games.append(game.finish(carried))
-                game = moves = None
+                game = b = None
             continue
         if game is None:
             game = _Game(source, len(games), encoding, number)
@@ -568,8 +515,9 @@ def _read(text: str, source: str, encoding: str) -> list:
                     game.statement(part, number)
         else:
             game.statement(line, number)
-        record = game.record
-        moves = record.moves if game.settled and record.ending is None else None
+        if b is None and game.b.settled:
+            b = game.b
+            move, time, comment = b.move, b.time, b.comment
     if game is not None:
         games.append(game.finish(carried))
     if not games:
@@ -595,6 +543,7 @@ def looks_like_csa(text: str) -> bool:
         return False
     seen = statements = known = 0
     strong = False
+    pairs, codes = _SQUARE_PAIRS, _PIECE_CODES
     for raw in text[:16384].lstrip("\ufeff").split("\n", 80):
         line = raw.strip()
         if not line:
@@ -602,18 +551,29 @@ def looks_like_csa(text: str) -> bool:
         seen += 1
         if seen > 40:
             break
-        if line.startswith("'"):
+        c = line[0]
+        if c == "'":
             strong = strong or line.startswith("'CSA encoding")
             continue
         statements += 1
-        s = line.split(",", 1)[0].strip() if "," in line else line
-        c = s[:1]
-        if c in ("+", "-") and (len(s) == 1 or (len(s) == 7 and s[1:5] in _SQUARE_PAIRS
-                                                and s[5:] in _PIECE_CODES)):
-            known += 1
-            strong = strong or len(s) == 7
-        elif s in ENDINGS or s == "/" or (c == "T" and _parse_seconds(s[1:]) is not None):
-            known += 1
+        if "," in line:
+            s = line.split(",", 1)[0].strip()
+            c = s[:1]
+        else:
+            s = line
+        if c == "+" or c == "-":  # a move or the side to move
+            if len(s) == 1:
+                known += 1
+            elif len(s) == 7 and s[1:5] in pairs and s[5:] in codes:
+                known += 1
+                strong = True
+        elif c == "T":  # a time
+            value = s[1:]
+            if (value.isdigit() and value.isascii()) or _parse_seconds(value) is not None:
+                known += 1
+        elif c == "%" or c == "/":
+            if s in ENDINGS or s == "/":
+                known += 1
         elif s.startswith(_STRONG) or (c == "P" and s[1:2] in "23456789" and len(s) > 2) or (
                 c == "V" and s[1:2].isdigit()):
             known += 1

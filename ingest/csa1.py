@@ -21,31 +21,27 @@ writes a file name there), ``black``, ``white``, ``result``, ``plies``, ``event`
 
 from __future__ import annotations
 
-from core.pieces import CSA_CODES
-from ingest.record import DeclaredEnding, GameRecord, MoveRecord, ERROR, WARNING, read_safely
+from core.pieces import CSA_TYPES
+from ingest.builder import Dialect, RecordBuilder, ascii_digits
+from ingest.record import GameRecord, ERROR, WARNING, read_safely
 
 __all__ = ["read_csa1", "looks_like_csa1"]
 
-_PIECE_CODES = frozenset(code for code in CSA_CODES if code)
-_MAX_TEXT = 200
-
-
-def _digits(text: str) -> bool:
-    return text.isascii() and text.isdigit()
-
-
-def _quote(text: str) -> str:
-    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "…"
+#: csa1 writes a result in its header, not an ending: the builder reads CSA moves, nothing else.
+DIALECT = Dialect("csa", frozenset(), "csa1's endings (it has none)")
+_PIECE_CODES = frozenset(CSA_TYPES)
+_RESULTS = {"0": "draw", "1": "black", "2": "white"}
 
 
 def _is_move_line(line: str) -> bool:
     """True if ``line`` begins like a run of unsigned CSA moves (``7776FU3334FU…``)."""
-    return len(line) >= 6 and " " not in line and _digits(line[:4]) and line[4:6] in _PIECE_CODES
+    return (len(line) >= 6 and " " not in line and ascii_digits(line[:4])
+            and line[4:6] in _PIECE_CODES)
 
 
 def _is_header(line: str) -> bool:
     fields = line.split()
-    return len(fields) >= 2 and _digits(fields[0])
+    return len(fields) >= 2 and ascii_digits(fields[0])
 
 
 def read_csa1(text: str, source: str = "", encoding: str = "") -> list:
@@ -56,20 +52,20 @@ def read_csa1(text: str, source: str = "", encoding: str = "") -> list:
 
 
 def _read(text: str, source: str, encoding: str) -> list:
-    games: list = []
+    games: list = []  # the builders of the games
     known: set = set()  # player names read from headers with exactly two name words
-    pending: list = []  # (record, name words, line number, line) of the other headers
+    pending: list = []  # (builder, name words, line number, line) of the other headers
     game = None
     for number, raw in enumerate(text.split("\n"), start=1):
         line = raw.strip()
         if not line:
             continue
         if _is_move_line(line):
-            if game is None or game.moves:
+            if game is None or game.record.moves:
                 what = "no header line before it" if game is None else "a second move line"
                 game = _new_game(games, source, encoding, number)
                 game.add(WARNING, "unparsable_line", f"a csa1 move line with {what}; read as a "
-                         f"game of its own", line=number, text=_quote(line))
+                         f"game of its own", number, text=line)
             _moves(game, line, number)
             continue
         if not _is_header(line):
@@ -77,70 +73,68 @@ def _read(text: str, source: str, encoding: str) -> list:
                 game = _new_game(games, source, encoding, number)
             game.add(WARNING, "unparsable_line", "neither a csa1 header (<no> <date> <black> "
                      "<white> <result> <plies> <event> <opening>) nor a line of moves "
-                     "(7776FU3334FU...)", line=number, text=_quote(line))
+                     "(7776FU3334FU...)", number, text=line)
             continue
         game = _new_game(games, source, encoding, number)
         words = line.split()
         if len(words) < 8:
-            game.headers["header"] = line
+            game.header("header", line)
             game.add(WARNING, "unparsable_line", "a csa1 header needs at least 8 fields: "
                      "<no> <date> <black> <white> <result> <plies> <event> <opening>",
-                     line=number, text=_quote(line))
+                     number, text=line)
             continue
-        game.headers.update(no=words[0], date=words[1], result=words[-4], plies=words[-3],
-                            event=words[-2], opening=words[-1])
-        if words[-4] not in ("0", "1", "2"):
+        for key, value in (("no", words[0]), ("date", words[1]), ("result", words[-4]),
+                           ("plies", words[-3]), ("event", words[-2]), ("opening", words[-1])):
+            game.header(key, value)
+        if words[-4] not in _RESULTS:
             game.add(WARNING, "unparsable_line", f"result {words[-4]!r} is not 0 (draw), "
-                     "1 (Black won) or 2 (White won)", line=number, text=_quote(line))
+                     "1 (Black won) or 2 (White won)", number, text=line)
         names = words[2:-4]
         if len(names) == 2:
-            game.headers["black"], game.headers["white"] = names
+            game.header("black", names[0])
+            game.header("white", names[1])
             known.update(names)
         else:
             pending.append((game, names, number, line))
     _split_names(pending, known)
     for game in games:
-        winner = _RESULTS.get(game.headers.get("result"))
+        headers = game.record.headers
+        winner = _RESULTS.get(headers.get("result"))
         if winner is not None:  # the winner, but not how the game was won
-            game.ending = DeclaredEnding(f"result={game.headers['result']}", game.first_line,
-                                         winner=winner)
-        plies = game.headers.get("plies")
-        if plies is not None and _digits(plies) and int(plies) != len(game.moves):
-            game.add(WARNING, "move_count_mismatch", f"the header says {plies} plies, the move "
-                     f"line has {len(game.moves)}", line=game.first_line)
+            game.result(f"result={headers['result']}", game.record.first_line, winner)
+        plies = headers.get("plies")
+        if plies is not None and ascii_digits(plies):
+            game.stated_moves(int(plies), game.record.first_line, "the header")
     if not games:
         record = GameRecord(source=source, index=0, format="csa1", encoding=encoding)
         record.add(ERROR, "no_game", "no csa1 game in the text")
-        games.append(record)
-    return games
+        return [record]
+    return [game.finish() for game in games]
 
 
-_RESULTS = {"0": "draw", "1": "black", "2": "white"}
-
-
-def _new_game(games: list, source: str, encoding: str, number: int) -> GameRecord:
-    game = GameRecord(source=source, index=len(games), format="csa1", encoding=encoding,
-                      first_line=number)
+def _new_game(games: list, source: str, encoding: str, number: int) -> RecordBuilder:
+    game = RecordBuilder(source, len(games), "csa1", encoding, DIALECT, number)
     games.append(game)
     return game
 
 
-def _moves(game: GameRecord, line: str, number: int) -> None:
-    moves = game.moves
+def _moves(game: RecordBuilder, line: str, number: int) -> None:
+    """A line of unsigned CSA moves, 6 characters each, for the builder; what is not a move is
+    kept as one (so the plies after it keep their numbers) and reported (``unparsable_line``)."""
     end = len(line) - len(line) % 6
     bad = []
     for i in range(0, end, 6):
         token = line[i:i + 6]
-        if not (_digits(token[:4]) and token[4:] in _PIECE_CODES):
+        if not (ascii_digits(token[:4]) and token[4:] in _PIECE_CODES):
             bad.append(f"{token!r} at column {i + 1}")
-        moves.append(MoveRecord(token, line=number, notation="csa"))
+        game.move(token, number)
     if bad:
         game.add(ERROR, "unparsable_line", f"not CSA moves (kept as moves so the replay reports "
                  f"them at their plies): {', '.join(bad[:5])}" + (" …" if len(bad) > 5 else ""),
-                 line=number, text=_quote(line))
+                 number, text=line)
     if end != len(line):
         game.add(ERROR, "unparsable_line", f"the move line ends with {line[end:]!r}, shorter "
-                 f"than a 6-character move", line=number, text=_quote(line[end:]))
+                 f"than a 6-character move", number, text=line[end:])
 
 
 def _split_names(pending: list, known: set) -> None:
@@ -159,16 +153,17 @@ def _split_names(pending: list, known: set) -> None:
                 if left in known or right in known:
                     splits.append((left, right))
             if len(splits) == 1:
-                game.headers["black"], game.headers["white"] = splits[0]
+                game.header("black", splits[0][0])
+                game.header("white", splits[0][1])
                 known.update(splits[0])
                 settled.add(k)
                 progress = True
     for k, (game, names, number, line) in enumerate(pending):
         if k not in settled:
-            game.headers["players"] = " ".join(names)
+            game.header("players", " ".join(names))
             game.add(WARNING, "ambiguous_players", f"cannot tell where Black's name ends in "
-                     f"{' '.join(names)!r}; the words are kept in header 'players'",
-                     line=number, text=_quote(line))
+                     f"{' '.join(names)!r}; the words are kept in header 'players'", number,
+                     text=line)
 
 
 def looks_like_csa1(text: str) -> bool:

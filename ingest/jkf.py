@@ -43,20 +43,22 @@ import math
 import re
 from typing import Optional
 
-from core.handicap import EVEN, HANDICAPS, canonical_name, handicap_name
-from core.pieces import CSA_CODES, HAND_TYPES, USI_LETTERS, KING, BISHOP, ROOK, GOLD, SILVER
-from core.pieces import KNIGHT, LANCE, PAWN
-from core.position import Position, SfenError
-from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING)
+from core.handicap import canonical_name
+from core.pieces import CSA_TYPES, HAND_TYPES
+from core.position import sfen_of
+from ingest.builder import Dialect, RecordBuilder
+from ingest.record import GameRecord, ERROR, WARNING
 
 #: The ``special`` words JKF defines (CSA's ``%`` codes and a few more).
 SPECIALS = ("TORYO", "CHUDAN", "SENNICHITE", "TIME_UP", "ILLEGAL_MOVE", "+ILLEGAL_ACTION",
             "-ILLEGAL_ACTION", "JISHOGI", "KACHI", "HIKIWAKE", "MATTA", "TSUMI", "FUZUMI", "ERROR")
+#: What JKF calls the things the builder checks (``ingest.builder``).
+DIALECT = Dialect("jkf", frozenset(SPECIALS), f"JKF's specials ({', '.join(SPECIALS)})",
+                  unknown_ending="unknown_special", second_ending="second_ending",
+                  after_ending="move_after_ending")
 
 _TOP_KEYS = ("header", "initial", "moves")
 _ENTRY_KEYS = ("move", "special", "time", "comments", "forks")
-_CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
-_SFEN_HAND_ORDER = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
 _SPACE = re.compile(r"[\s\ufeff]*")
 _SNIFF = re.compile(r'"(?:header|moves|initial)"\s*:')
 _LOCATED_KEYS = re.compile(r'"(?:move|special)"\s*:')
@@ -99,8 +101,9 @@ def read_jkf(text: str, source: str = "", encoding: str = "") -> list:
     while True:
         if position >= len(text) and games:
             return games
-        record = GameRecord(source, len(games), "jkf", encoding,
-                            first_line=text.count("\n", 0, position) + 1)
+        builder = RecordBuilder(source, len(games), "jkf", encoding, DIALECT,
+                                text.count("\n", 0, position) + 1)
+        record = builder.record
         games.append(record)
         try:
             document, end = _DECODER.raw_decode(text, position)
@@ -116,7 +119,8 @@ def read_jkf(text: str, source: str = "", encoding: str = "") -> list:
                        line=record.first_line)
             return games
         try:
-            _Reader(record, _key_lines(text, position, end, document)).read(document)
+            _Reader(builder, _key_lines(text, position, end, document)).read(document)
+            builder.finish()
         except RecursionError:
             record.add(ERROR, "unparsable_file", "the document is nested too deeply to read",
                        line=record.first_line)
@@ -220,16 +224,15 @@ def _sfen_of_data(data) -> str:
         raise _BadStart("initial.data must be an object with color, board and hands")
     if "color" not in data:
         raise _BadStart("initial.data has no 'color' (the side to move)")
-    side = "bw"[_colour(data["color"], "initial.data.color")]
+    side = _colour(data["color"], "initial.data.color")
     board = data.get("board")
     if board is None or board == {}:
         board = [[{}] * 9 for _ in range(9)]
     if not (isinstance(board, list) and len(board) == 9
             and all(isinstance(column, list) and len(column) == 9 for column in board)):
         raise _BadStart("initial.data.board must be 9 columns (x = 1..9) of 9 squares (y = 1..9)")
-    rows = []
+    codes = [0] * 81
     for y in range(9):
-        row, empty = "", 0
         for x in range(8, -1, -1):
             cell = board[x][y]
             where = f"initial.data.board[{x}][{y}] (square {x + 1}{y + 1})"
@@ -237,128 +240,129 @@ def _sfen_of_data(data) -> str:
                 raise _BadStart(f"{where} must be an object like {{\"color\": 0, \"kind\": \"FU\"}}")
             kind = cell.get("kind")
             if kind is None:
-                empty += 1
                 continue
-            t = _CODE_TYPES.get(kind) if isinstance(kind, str) else None
+            t = CSA_TYPES.get(kind) if isinstance(kind, str) else None
             if t is None:
                 raise _BadStart(f"{where}: unknown piece kind {_compact(kind)}")
-            colour = _colour(cell.get("color"), f"{where} color")
-            if empty:
-                row, empty = row + str(empty), 0
-            letter = USI_LETTERS[t - 8 if t > KING else t]
-            row += ("+" if t > KING else "") + (letter if colour == 0 else letter.lower())
-        rows.append(row + (str(empty) if empty else ""))
+            codes[x * 9 + y] = t + 16 * _colour(cell.get("color"), f"{where} color")
     hands = data.get("hands")
     if hands is None:
         hands = [{}, {}]
     if not (isinstance(hands, list) and len(hands) == 2 and all(isinstance(h, dict) for h in hands)):
         raise _BadStart("initial.data.hands must be two objects (Black's, White's) of piece counts")
-    hand_text = ""
+    counts = [[0] * 8, [0] * 8]
     for colour, hand in enumerate(hands):
         for code, count in hand.items():
-            t = _CODE_TYPES.get(code)
+            t = CSA_TYPES.get(code)
             if t not in HAND_TYPES:
                 raise _BadStart(f"initial.data.hands[{colour}]: {code!r} cannot be held in hand")
             if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= 18:
                 raise _BadStart(f"initial.data.hands[{colour}].{code}: {_compact(count)} "
                                 "is not a count of pieces")
-        for t in _SFEN_HAND_ORDER:
-            count = hand.get(CSA_CODES[t], 0)
-            if count:
-                letter = USI_LETTERS[t] if colour == 0 else USI_LETTERS[t].lower()
-                hand_text += (str(count) if count > 1 else "") + letter
-    return f"{'/'.join(rows)} {side} {hand_text or '-'} 1"
+            counts[colour][t] = count
+    return sfen_of(codes, counts, side)
 
 
 # ----- reading a document ----------------------------------------------------------------------
 
 
 class _Reader:
-    """Reads one parsed JKF document into ``record``; ``lines`` locates move and special keys."""
+    """Reads one parsed JKF document: recognises its objects (header, initial, move entries,
+    forks) and hands what they say to ``builder``; ``lines`` locates move and special keys.
+    What is not shaped like JKF is reported here, with its JKF path (``moves[12].forks[0][3]``)."""
 
-    def __init__(self, record: GameRecord, lines: dict):
-        self.record = record
+    def __init__(self, builder: RecordBuilder, lines: dict):
+        self.b = builder
+        self.record = builder.record
         self.lines = lines
         self.unknown: dict = {}  # unknown entry key -> (count, first path, first line)
 
     def line(self, owner, key: str) -> Optional[int]:
+        """The line of ``owner``'s ``"move"`` or ``"special"`` key, if it was located."""
         return self.lines.get((id(owner), key))
 
     def read(self, document) -> None:
-        record = self.record
+        """The whole document: header, initial and the main line (``moves[0]`` holds the comments
+        on the start). Findings: ``unparsable_file`` (not an object, no ``moves`` list),
+        ``unknown_key``, ``first_entry_is_move``."""
+        b = self.b
+        first_line = self.record.first_line
         if not isinstance(document, dict):
             kind = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
                 type(document), "a number")
-            record.add(ERROR, "unparsable_file", 'a JKF document is a JSON object with "header" '
-                       f'and "moves", not {kind}', line=record.first_line)
+            b.add(ERROR, "unparsable_file", 'a JKF document is a JSON object with "header" '
+                  f'and "moves", not {kind}', first_line)
             return
         extra = [key for key in document if key not in _TOP_KEYS]
         if extra:
-            record.add(WARNING, "unknown_key", "keys JKF does not define, ignored: " +
-                       ", ".join(f"{key} = {_compact(document[key])[:60]}" for key in extra),
-                       line=record.first_line)
+            b.add(WARNING, "unknown_key", "keys JKF does not define, ignored: " +
+                  ", ".join(f"{key} = {_compact(document[key])[:60]}" for key in extra),
+                  first_line)
         self.read_header(document.get("header"))
         self.read_initial(document.get("initial"))
         moves = document.get("moves")
         if "moves" not in document:
-            record.add(ERROR, "unparsable_file", 'the document has no "moves" list: not a JKF '
-                       "record (or an empty one)", line=record.first_line)
+            b.add(ERROR, "unparsable_file", 'the document has no "moves" list: not a JKF '
+                  "record (or an empty one)", first_line)
             return
         if not isinstance(moves, list):
-            record.add(ERROR, "unparsable_file", f'"moves" must be a list, not {_compact(moves)[:60]}',
-                       line=record.first_line)
+            b.add(ERROR, "unparsable_file", f'"moves" must be a list, not {_compact(moves)[:60]}',
+                  first_line)
             return
         entries = moves
         if moves:
             first = moves[0]
             if isinstance(first, dict) and (first.get("move") is not None
                                             or first.get("special") is not None):
-                record.add(WARNING, "first_entry_is_move", "moves[0] holds a move or special, "
-                           "though JKF keeps moves[0] for comments on the start position: "
-                           "read as ply 1", line=self.line(first, "move") or record.first_line)
+                b.add(WARNING, "first_entry_is_move", "moves[0] holds a move or special, "
+                      "though JKF keeps moves[0] for comments on the start position: "
+                      "read as ply 1", self.line(first, "move") or first_line)
             else:
                 entries = moves[1:]
                 self.read_start_entry(first)
-        record.ending = self.read_line(entries, 1, record.moves, None, "moves",
-                                       len(moves) - len(entries))
+        self.read_line(entries, "moves", len(moves) - len(entries))
         for key, (count, path, line) in self.unknown.items():
-            record.add(WARNING, "unknown_key", f"{count} move entr{'ies' if count > 1 else 'y'} "
-                       f"hold the key {key!r}, which JKF does not define (first at {path}): ignored",
-                       line=line)
+            b.add(WARNING, "unknown_key", f"{count} move entr{'ies' if count > 1 else 'y'} "
+                  f"hold the key {key!r}, which JKF does not define (first at {path}): ignored",
+                  line)
 
     def read_header(self, header) -> None:
-        record = self.record
+        """``header``: each key and text value to the builder; a value that is not text is kept as
+        its JSON text (``header_not_text``)."""
+        b = self.b
         if header is None:
             return
         if not isinstance(header, dict):
-            record.add(ERROR, "unparsable_file", f'"header" must be an object of texts, not '
-                       f"{_compact(header)[:60]}: ignored", line=record.first_line)
+            b.add(ERROR, "unparsable_file", f'"header" must be an object of texts, not '
+                  f"{_compact(header)[:60]}: ignored", self.record.first_line)
             return
         for key, value in header.items():
             if not isinstance(value, str):
-                record.add(WARNING, "header_not_text", f"header {key!r} is {_compact(value)[:60]}, "
-                           "not text: kept as its JSON text", line=record.first_line)
+                b.add(WARNING, "header_not_text", f"header {key!r} is {_compact(value)[:60]}, "
+                      "not text: kept as its JSON text", self.record.first_line)
                 value = _compact(value)
-            record.headers[key] = value
+            b.header(key, value)
 
     def read_initial(self, initial) -> None:
-        record = self.record
+        """``initial``: a ``preset`` (a handicap name) or, with ``OTHER``, the board of ``data``
+        for the builder to settle the start. One that describes no position leaves the record
+        without a start (``""``: the replay plays nothing) and is reported
+        (``bad_start_position``, an error); ``data`` beside another preset is only compared
+        (``start_position_mismatch``)."""
+        b = self.b
         if initial is None:
             return
+        first_line = self.record.first_line
         try:
             if not isinstance(initial, dict):
                 raise _BadStart(f'"initial" must be an object with "preset", not '
                                 f"{_compact(initial)[:60]}")
             preset, data = initial.get("preset"), initial.get("data")
             if preset == "OTHER" or (preset is None and data is not None):
-                sfen = _sfen_of_data(data)
-                record.start_sfen = sfen
-                name = handicap_name(sfen)
-                record.handicap = None if name == EVEN else name
-                Position.from_sfen(sfen)  # reports what is wrong with the position
+                b.start(_sfen_of_data(data), line=first_line, check=True)
             elif preset is None:
-                record.add(WARNING, "bad_start_position", '"initial" has no "preset": the even '
-                           "start is assumed", line=record.first_line)
+                b.add(WARNING, "bad_start_position", '"initial" has no "preset": the even '
+                      "start is assumed", first_line)
             else:
                 if not isinstance(preset, str):
                     raise _BadStart(f"unknown preset {_compact(preset)[:40]}")
@@ -367,14 +371,12 @@ class _Reader:
                 except KeyError:
                     raise _BadStart(f"unknown preset {preset!r}; JKF's are HIRATE, KY, KY_R, KA, "
                                     "HI, HIKY, 2, 3, 4, 5, 5_L, 6, 7_L, 7_R, 8, 10 and OTHER") from None
-                record.start_sfen = HANDICAPS[name]
-                record.handicap = None if name == EVEN else name
+                b.start(name=name)
                 if data is not None:
                     self.compare_data(preset, data)
-        except (_BadStart, SfenError) as error:
-            if isinstance(error, _BadStart):
-                record.start_sfen = ""  # no start position: the replay reports it, plays nothing
-            record.add(ERROR, "bad_start_position", f"initial: {error}", line=record.first_line)
+        except _BadStart as error:
+            b.start("")  # no start position: the replay reports it, plays nothing
+            b.add(ERROR, "bad_start_position", f"initial: {error}", first_line)
 
     def compare_data(self, preset: str, data) -> None:
         try:
@@ -385,44 +387,51 @@ class _Reader:
             if sfen.split()[:3] == self.record.start_sfen.split()[:3]:
                 return
             message = f"initial.data ({sfen}) is not the position of the preset"
-        self.record.add(WARNING, "start_position_mismatch", f"{message}; the preset {preset!r} "
-                        "is used", line=self.record.first_line)
+        self.b.add(WARNING, "start_position_mismatch", f"{message}; the preset {preset!r} "
+                   "is used", self.record.first_line)
 
     def read_start_entry(self, entry) -> None:
-        record = self.record
+        """``moves[0]``: the comments on the start position (``comments``, or the schema's
+        ``comment``); anything else in it is reported (``unknown_key``)."""
+        b = self.b
         if not isinstance(entry, dict):
-            record.add(WARNING, "unparsable_move", f"moves[0] should be an object (comments on the "
-                       f"start position), not {_compact(entry)[:60]}: ignored",
-                       line=record.first_line)
+            b.add(WARNING, "unparsable_move", f"moves[0] should be an object (comments on the "
+                  f"start position), not {_compact(entry)[:60]}: ignored", self.record.first_line)
             return
-        record.comments.extend(self.comments(entry, "moves[0]"))
+        comments = self.comments(entry, "moves[0]")
         if entry.get("comment") is not None:  # the schema's spelling for moves[0]
-            record.comments.extend(self.comments(entry, "moves[0]", "comment"))
+            comments += self.comments(entry, "moves[0]", "comment")
+        for body in comments:
+            b.comment(body, self.record.first_line)
         extra = [key for key in entry if key not in ("comments", "comment")]
         if extra:
-            record.add(WARNING, "unknown_key", f"moves[0] (the start position) holds "
-                       f"{', '.join(extra)}: ignored", line=record.first_line)
+            b.add(WARNING, "unknown_key", f"moves[0] (the start position) holds "
+                  f"{', '.join(extra)}: ignored", self.record.first_line)
 
     def comments(self, entry: dict, path: str, key: str = "comments") -> list:
+        """The comments of an entry as texts; what is not text is kept as its JSON text
+        (``bad_comment``)."""
         value = entry.get(key)
         if value is None:
             return []
         if isinstance(value, str):
             return value.split("\n")
         if not isinstance(value, list):
-            self.record.add(WARNING, "bad_comment", f"{path}.{key} is not a list of texts: "
-                            "kept as its JSON text", text=_compact(value)[:60])
+            self.b.add(WARNING, "bad_comment", f"{path}.{key} is not a list of texts: kept as its "
+                       "JSON text", text=_compact(value)[:60])
             return [_compact(value)]
         out = []
         for item in value:
             if not isinstance(item, str):
-                self.record.add(WARNING, "bad_comment", f"{path}.{key} holds "
-                                f"{_compact(item)[:40]}, not text: kept as its JSON text")
+                self.b.add(WARNING, "bad_comment", f"{path}.{key} holds {_compact(item)[:40]}, "
+                           "not text: kept as its JSON text")
                 item = _compact(item)
             out.append(item)
         return out
 
     def time(self, entry: dict, path: str, ply: int, line) -> tuple:
+        """``(seconds, total)`` of an entry's ``time``; one not shaped like JKF's is reported
+        (``bad_time``) and keeps what could be read."""
         value = entry.get("time")
         if value is None:
             return None, None
@@ -431,28 +440,26 @@ class _Reader:
             spent, total = _seconds(value.get("now")), _seconds(value.get("total"))
         if spent is None or total is None:
             good = ", ".join(k for k, v in (("now", spent), ("total", total)) if v is not None)
-            self.record.add(WARNING, "bad_time", f"{path}.time is not "
-                            '{"now": {"m", "s"}, "total": {"h", "m", "s"}}'
-                            + (f" (kept: {good})" if good else ""), line=line, ply=ply,
-                            text=_compact(value)[:80])
+            self.b.add(WARNING, "bad_time", f"{path}.time is not "
+                       '{"now": {"m", "s"}, "total": {"h", "m", "s"}}'
+                       + (f" (kept: {good})" if good else ""), line, ply, _compact(value)[:80])
         return spent, total
 
-    def read_line(self, entries: list, first_ply: int, moves: list, parent: Optional[int],
-                  path: str, first_index: int) -> Optional[DeclaredEnding]:
-        """Read ``entries`` (a line whose first entry is ply ``first_ply``) into ``moves``;
-        forks become variations; return the line's declared ending."""
-        record = self.record
-        ending = None
-        ply = first_ply  # the ply the next move of this line is
-        start_colour = 0 if record.start_sfen.split()[1:2] != ["w"] else 1
+    def read_line(self, entries: list, path: str, first_index: int) -> None:
+        """Read ``entries`` (the move entries at ``path``, from ``first_index``) into the builder's
+        current line: a ``move`` with its time and comments, a ``special`` as the line's ending,
+        the comments of an entry without a move on what came before, ``forks`` as variations.
+        Findings: ``unparsable_move`` (an entry or move that is not an object, kept so the replay
+        stops there), ``empty_entry``, ``bad_time``, ``bad_comment``, unknown keys (counted)."""
+        b = self.b
         for index, entry in enumerate(entries, start=first_index):
             where = f"{path}[{index}]"
+            ply = b.current.ply  # the ply of the entry's move, and where its forks branch
             if not isinstance(entry, dict):
-                record.add(ERROR, "unparsable_move", f"{where} should be a move entry (an object "
-                           f"with move, special, time, comments, forks), not {_compact(entry)[:60]}",
-                           ply=ply, text=_compact(entry)[:80])
-                moves.append(MoveRecord(_compact(entry), None, "jkf"))  # the replay stops here
-                ply += 1
+                b.add(ERROR, "unparsable_move", f"{where} should be a move entry (an object with "
+                      f"move, special, time, comments, forks), not {_compact(entry)[:60]}",
+                      ply=ply, text=_compact(entry)[:80])
+                b.move(_compact(entry), raw=where)  # the replay stops here
                 continue
             for key in entry:
                 if key not in _ENTRY_KEYS:
@@ -461,64 +468,52 @@ class _Reader:
                         line = self.line(entry, "move") or self.line(entry, "special")
                     self.unknown[key] = (count + 1, first, line)
             move, special = entry.get("move"), entry.get("special")
-            fork_ply = ply
             comments = self.comments(entry, where)
             if move is not None:
                 line = self.line(entry, "move")
-                if ending is not None:
-                    record.add(WARNING, "move_after_ending", f"{where}: a move after the ending "
-                               f"{ending.word!r}", line=line, ply=ply)
+                written = b.move(_compact(move), line, comments=comments, raw=where)
                 if not isinstance(move, dict):
-                    record.add(ERROR, "unparsable_move", f"{where}.move should be an object with "
-                               f"from, to and piece, not {_compact(move)[:60]}", line=line, ply=ply,
-                               text=_compact(move)[:80])
-                spent, total = self.time(entry, where, ply, line)
-                moves.append(MoveRecord(_compact(move), line, "jkf", spent, total, comments))
-                ply += 1
+                    b.add(ERROR, "unparsable_move", f"{where}.move should be an object with from, "
+                          f"to and piece, not {_compact(move)[:60]}", line, ply,
+                          _compact(move)[:80])
+                written.seconds, written.total_seconds = self.time(entry, where, ply, line)
             if special is not None:
                 line = self.line(entry, "special")
                 word = special if isinstance(special, str) else _compact(special)
-                if word not in SPECIALS:
-                    record.add(WARNING, "unknown_special", f"{where}.special {word!r} is not one "
-                               f"of JKF's ({', '.join(SPECIALS)}): kept as written", line=line,
-                               ply=ply)
                 spent = None if move is not None else self.time(entry, where, ply, line)[0]
-                if ending is not None:
-                    record.add(WARNING, "second_ending", f"{where}: a second ending {word!r} "
-                               f"after {ending.word!r}: the first is kept", line=line, ply=ply)
-                else:
-                    ending = DeclaredEnding(word, line, start_colour ^ ((ply - 1) & 1), spent)
+                b.end(word, line, spent, where)
             if move is None:
                 if special is None:
-                    record.add(WARNING, "empty_entry", f"{where} holds no move and no special"
-                               + (": its comments go with the move before" if comments else ""),
-                               ply=ply)
-                if comments:
-                    (moves[-1].comments if moves else record.comments).extend(comments)
+                    b.add(WARNING, "empty_entry", f"{where} holds no move and no special"
+                          + (": its comments go with the move before" if comments else ""),
+                          ply=ply)
+                for body in comments:
+                    b.comment(body, self.line(entry, "special"))
             forks = entry.get("forks")
             if forks is not None:
-                self.read_forks(forks, fork_ply, parent, where)
-        return ending
+                self.read_forks(forks, ply, where)
 
-    def read_forks(self, forks, ply: int, parent: Optional[int], where: str) -> None:
-        record = self.record
+    def read_forks(self, forks, ply: int, where: str) -> None:
+        """``forks`` of the entry at ``where``: each a variation from ``ply`` of the current line,
+        opened in the builder, read, and closed. One that is not a non-empty list is reported
+        (``bad_fork``)."""
+        b = self.b
         if not isinstance(forks, list):
-            record.add(WARNING, "bad_fork", f"{where}.forks should be a list of move lists, not "
-                       f"{_compact(forks)[:60]}: ignored", ply=ply)
+            b.add(WARNING, "bad_fork", f"{where}.forks should be a list of move lists, not "
+                  f"{_compact(forks)[:60]}: ignored", ply=ply)
             return
         for number, fork in enumerate(forks):
             path = f"{where}.forks[{number}]"
             if not isinstance(fork, list) or not fork:
-                record.add(WARNING, "bad_fork", f"{path} should be a non-empty list of move "
-                           f"entries, not {_compact(fork)[:60]}: ignored", ply=ply)
+                b.add(WARNING, "bad_fork", f"{path} should be a non-empty list of move "
+                      f"entries, not {_compact(fork)[:60]}: ignored", ply=ply)
                 continue
             first = fork[0]
             line = (self.line(first, "move") or self.line(first, "special")
                     if isinstance(first, dict) else None)
-            variation = Variation(ply, [], parent, line)
-            record.variations.append(variation)
-            index = len(record.variations) - 1
-            variation.ending = self.read_line(fork, ply, variation.moves, index, path, 0)
+            b.begin_variation(ply, line)
+            self.read_line(fork, path, 0)
+            b.end_variation()
 
 
 def _seconds(value) -> Optional[float]:

@@ -87,12 +87,10 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
 from core.pieces import BLACK, WHITE
-from core.position import STARTING_SFEN
 from core.notation.bod import BoardDiagram, is_bod_line
-from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, WARNING,
-                           INFO, read_safely)
+from ingest.builder import Dialect, Line, RecordBuilder
+from ingest.record import GameRecord, WARNING, INFO, read_safely
 
 __all__ = ["read_kif", "looks_like_kif", "TERMINAL_WORDS", "ending_from_summary", "read_lines"]
 
@@ -101,11 +99,12 @@ TERMINAL_WORDS = frozenset({
     "投了", "中断", "千日手", "持将棋", "切れ負け", "時間切れ", "反則勝ち", "反則負け", "入玉勝ち",
     "宣言勝ち", "詰み", "詰", "不詰", "封じ手", "引き分け", "最大手数", "不戦勝", "不戦敗",
 })
+#: What KIF and KI2 call the things the builder checks (``ingest.builder``).
+DIALECT = Dialect("kif", TERMINAL_WORDS, "the terminal words of KIF")
 #: Characters a move text may start with (a destination, 同, or a KI2 mark).
 _MOVE_START = frozenset("123456789１２３４５６７８９一二三四五六七八九同仝▲△☗☖▼▽")
 KI2_MARKS = "▲△☗☖▼▽"
 _KI2_START = frozenset(KI2_MARKS)
-_MAX_TEXT = 200
 _SPACES = " \u3000\t"
 
 # number, move text (an optional 同 and its blanks, then no blank or "(" except in the
@@ -119,10 +118,6 @@ _KIF_LINE = re.compile(
 _KI2_MOVES = re.compile(rf"[{KI2_MARKS}][^{KI2_MARKS}]*")
 _FULL_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
 _SIDES = (("先手", BLACK), ("下手", BLACK), ("後手", WHITE), ("上手", WHITE))
-
-
-def _quote(text: str) -> str:
-    return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "…"
 
 
 def _number(text: str):
@@ -192,55 +187,38 @@ def ending_from_summary(text: str, to_move: Optional[int]):
     return "まで", to_move
 
 
-class _Line:
-    """One line of play while it is read: the main line or a variation."""
+class _Branch:
+    """What KIF's layout adds to a ``Line`` of the builder while it is read: the plies marked
+    with ``+`` (a variation follows) and the last reported offset of the move numbers."""
 
-    __slots__ = ("moves", "start", "index", "owner", "marks", "ending", "offset", "pending",
-                 "after_ending")
+    __slots__ = ("line", "marks", "offset")
 
-    def __init__(self, moves: list, start: int, index: Optional[int], owner) -> None:
-        self.moves = moves
-        self.start = start
-        self.index = index  # None for the main line, else the index in GameRecord.variations
-        self.owner = owner  # the GameRecord or the Variation that holds the ending
+    def __init__(self, line: Line) -> None:
+        self.line = line
         self.marks: set = set()  # plies marked with "+" and not yet taken by a variation
-        self.ending: Optional[DeclaredEnding] = None
         self.offset = 0  # last reported (written number - ply), to report each change once
-        self.pending: list = []  # comments read before the line's first move
-        self.after_ending = False
-
-    def has_ply(self, ply: int) -> bool:
-        return self.start <= ply < self.start + len(self.moves)
 
 
 class _Game:
-    """The state of one game while its lines are read."""
+    """One game of a KIF or KI2 text while its lines are read: the builder that makes its
+    ``GameRecord``, and what only KIF's layout knows (the 手合割 and board diagram read so far,
+    the lines a ``変化`` may branch from, whether the moves have begun)."""
 
     def __init__(self, source: str, index: int, encoding: str, fmt: str, first_line: int,
                  started_by: Optional[str] = None) -> None:
-        self.record = GameRecord(source=source, index=index, format=fmt, encoding=encoding,
-                                 first_line=first_line)
+        self.b = RecordBuilder(source, index, fmt, encoding, DIALECT, first_line)
+        self.record = self.b.record
         self.fmt = fmt
         self.kif_format = not fmt.lower().startswith("ki2")
         self.diagram: Optional[BoardDiagram] = None
         self.handicap: Optional[str] = None
         self.handicap_line: Optional[int] = None
-        self.settled = False
-        self.first_turn = BLACK
-        self.main = _Line(self.record.moves, 1, None, self.record)
-        self.current = self.main
-        self.stack = [self.main]
-        self.lines = [self.main]  # every line, for the comments left over at the end
+        self.current = _Branch(self.b.main)
+        self.stack = [self.current]  # the lines a variation may branch from, oldest first
         self.in_moves = False  # True once a move, ending, まで or 変化 was read
         self.uses_marks = False
         self.mixed_reported = False
         self.started_by = started_by  # the kind of line that started this game, if not the first
-
-    # ----- helpers ------------------------------------------------------------------------------
-
-    def add(self, severity: str, code: str, message: str, line: Optional[int], text: str = "",
-            ply: Optional[int] = None) -> None:
-        self.record.add(severity, code, message, line=line, ply=ply, text=_quote(text.strip()))
 
     def empty(self) -> bool:
         """True if the game has nothing but headers (and findings)."""
@@ -248,130 +226,71 @@ class _Game:
         return (not r.moves and not r.variations and r.ending is None and not r.comments
                 and (self.diagram is None or not self.diagram.started))
 
-    # ----- the start position -------------------------------------------------------------------
-
     def settle(self) -> None:
-        """Fix the start position (at the first move, ending or variation, or at the end)."""
-        if self.settled:
+        """Hand the builder the start position read so far (at the first move, ending, まで or
+        変化 line, or at the end): the board diagram if it has a board (its findings join the
+        record), else the 手合割, with the diagram's side-to-move line if any."""
+        b = self.b
+        if b.settled:
             return
-        self.settled = True
-        record = self.record
         diagram = self.diagram
-        name = self.handicap
-        sfen = None
-        if diagram is not None and diagram.has_board:
-            sfen = diagram.sfen()
-            if name and name not in ("その他", EVEN):
-                try:
-                    canonical_name(name)
-                except KeyError:
-                    self.add(INFO, "unknown_handicap", f"手合割 {name!r} is not a known "
-                             "handicap; the board diagram gives the start position",
-                             self.handicap_line, name)
-        elif diagram is not None and diagram.started:
-            diagram.sfen()  # reports the missing board
+        sfen = side = None
         if diagram is not None:
-            record.findings.extend(diagram.findings)
+            if diagram.has_board:
+                sfen = diagram.sfen()
+            else:
+                if diagram.started:
+                    diagram.sfen()  # reports the missing board
+                side = diagram.turn
+            self.record.findings.extend(diagram.findings)
             diagram.findings = []
-        if sfen is None:
-            sfen = STARTING_SFEN
-            if name == "その他":
-                self.add(WARNING, "bad_start_position", "手合割 その他 (other) without a board "
-                         "diagram; the even start is used", self.handicap_line, name)
-            elif name:
-                try:
-                    sfen = handicap_sfen(name)
-                except KeyError:
-                    self.add(WARNING, "unknown_handicap", f"手合割 {name!r} is not a known "
-                             "handicap; the even start is used", self.handicap_line, name)
-            if diagram is not None and diagram.turn is not None:
-                fields = sfen.split()
-                fields[1] = "bw"[diagram.turn]
-                sfen = " ".join(fields)
-        record.start_sfen = sfen
-        found = handicap_name(sfen)
-        record.handicap = found if found not in (None, EVEN) else None
-        self.first_turn = WHITE if sfen.split()[1] == "w" else BLACK
-
-    # ----- lines --------------------------------------------------------------------------------
+        b.start(sfen, self.handicap, side, name_line=self.handicap_line)
 
     def header(self, key: str, value: str, number: int, raw: str) -> None:
-        headers = self.record.headers
+        """A ``key：value`` line (or ``#KIF …``) for the builder; after the moves it is reported
+        (``header_after_moves``); the first 手合割 names the start position, unless the start is
+        settled already (``unparsable_line``)."""
+        b = self.b
         if self.in_moves:
-            self.add(INFO, "header_after_moves", "a header line after the moves",
-                     number, raw)
-        old = headers.get(key)
-        if old is None:
-            headers[key] = value
-        elif old != value:
-            self.add(WARNING, "duplicate_header", f"header {key!r} was already {old!r}; the "
-                     "first value is kept", number, raw)
-        if key == "手合割" and old is None:
-            if self.settled:
-                self.add(WARNING, "unparsable_line", "手合割 after the moves began; the start "
-                         "position is not changed", number, raw)
+            b.add(INFO, "header_after_moves", "a header line after the moves", number, text=raw)
+        new = key not in self.record.headers
+        b.header(key, value, number, raw)
+        if key == "手合割" and new:
+            if b.settled:
+                b.start_too_late("手合割", number, raw)
             else:
                 self.handicap = value.strip(_SPACES) or None
                 self.handicap_line = number
 
-    def comment(self, body: str, number: int) -> None:
-        line = self.current
-        if line.moves:
-            line.moves[-1].comments.append(body)
-        elif line.index is None:
-            self.record.comments.append(body)
-        else:
-            line.pending.append((body, number))
-
-    def bookmark(self, name: str, number: int, raw: str) -> None:
-        line = self.current
-        if line.moves:
-            move = line.moves[-1]
-            if move.bookmark is None:
-                move.bookmark = name
-            else:
-                self.add(WARNING, "duplicate_bookmark", f"the move already has the bookmark "
-                         f"{move.bookmark!r}; this one is kept as a comment", number, raw)
-                move.comments.append(raw)
-        elif line.index is None:
-            self.record.comments.append(raw)
-            self.add(INFO, "bookmark_at_start", "a bookmark on the start position, kept in "
-                     "GameRecord.comments as written", number, raw)
-        else:
-            line.pending.append((raw, number))
-
-    def _ply_check(self, line: _Line, written: int, ply: int, number: int, raw: str) -> None:
+    def _ply_check(self, branch: _Branch, written: int, ply: int, number: int, raw: str) -> None:
         offset = written - ply
-        if offset != line.offset:
-            line.offset = offset
+        if offset != branch.offset:
+            branch.offset = offset
             if offset:
-                self.add(WARNING, "move_number_mismatch", f"the line is numbered {written}, but "
-                         f"it is ply {ply}", number, raw, ply)
-
-    def _first_move(self, line: _Line, move: MoveRecord) -> None:
-        for body, at in line.pending:
-            move.comments.append(body)
-            self.add(INFO, "comment_placement", "a comment before the first move of a "
-                     "variation; kept with that move", at, body)
-        line.pending = []
+                self.b.add(WARNING, "move_number_mismatch", f"the line is numbered {written}, but "
+                           f"it is ply {ply}", number, ply, raw)
 
     def _notation(self, notation: str, number: int, raw: str) -> None:
+        """A move line of the other notation (KIF in KI2 or KI2 in KIF): said once a game."""
         if not self.mixed_reported:
             self.mixed_reported = True
-            self.add(INFO, "mixed_notation", f"a {notation.upper()} move line in a "
-                     f"{self.fmt.upper()} record; read as {notation.upper()}", number, raw)
+            self.b.add(INFO, "mixed_notation", f"a {notation.upper()} move line in a "
+                       f"{self.fmt.upper()} record; read as {notation.upper()}", number, text=raw)
 
     def kif_move(self, groups, number: int, raw: str) -> None:
-        """A numbered line: a move or a terminal word (the hot path: keep it lean)."""
+        """A numbered line (``_KIF_LINE``'s groups): its move, or its terminal word, with its time
+        goes to the builder; a number that is not the ply is reported (``move_number_mismatch``),
+        so is a time that is not one (``bad_time``); a ``+`` marks the ply for a variation.
+        The hot path: keep it lean."""
         if not self.in_moves:
             self.settle()
             self.in_moves = True
         written, text, h1, m1, s1, h2, m2, s2, plus = groups
-        line = self.current
-        moves = line.moves
-        ply = line.start + len(moves)
-        if int(written) - ply != line.offset:
-            self._ply_check(line, int(written), ply, number, raw)
+        branch = self.current
+        line = branch.line
+        ply = line.start + len(line.moves)
+        if int(written) - ply != branch.offset:
+            self._ply_check(branch, int(written), ply, number, raw)
         if s1 is not None:
             try:
                 seconds = int(m1) * 60 + int(s1)
@@ -386,33 +305,20 @@ class _Game:
         elif ":" in text:
             text, seconds, total = self._loose_time(text, number, raw)
             if not text:
-                self.add(WARNING, "unparsable_line", "a numbered line with a time but no move",
-                         number, raw, ply)
+                self.b.add(WARNING, "unparsable_line", "a numbered line with a time but no move",
+                           number, ply, raw)
                 return
         else:
             seconds = total = None
         if text[0] not in _MOVE_START:  # no terminal word starts like a move
-            self.terminal(text, number, seconds, ply, raw)
+            self.b.end(text, number, seconds, raw)
             return
-        move = MoveRecord(text, number, "kif", seconds, total)
-        if line.ending is not None or not moves or not self.kif_format:
-            self._unusual_move(line, move, number, raw, ply)
-        moves.append(move)
-        if plus:
-            line.marks.add(ply)
-            self.uses_marks = True
-
-    def _unusual_move(self, line: _Line, move: MoveRecord, number: int, raw: str,
-                      ply: int) -> None:
-        """The rare cases of a move: after the ending, first of a line, in the other notation."""
-        if move.notation == "kif" and not self.kif_format:
+        if not self.kif_format:
             self._notation("kif", number, raw)
-        elif move.notation == "ki2" and self.kif_format:
-            self._notation("ki2", number, raw)
-        if line.ending is not None:
-            self._after_ending(line, number, raw, ply)
-        if not line.moves and line.pending:
-            self._first_move(line, move)
+        self.b.move(text, number, "kif", seconds, total, raw=raw)
+        if plus:
+            branch.marks.add(ply)
+            self.uses_marks = True
 
     def _loose_time(self, text: str, number: int, raw: str):
         """Split a time written in an unexpected way off the move text."""
@@ -423,85 +329,64 @@ class _Game:
         move, clock = text[:start].rstrip(_SPACES), text[start:].strip("()+ \u3000")
         parts = [_clock(p) for p in clock.split("/")]
         if parts[0] is None or len(parts) > 2 or (len(parts) == 2 and parts[1] is None):
-            self.add(WARNING, "bad_time", f"the time {clock!r} is not ( m:ss/h:mm:ss); the move "
-                     "is kept without it", number, raw)
+            self.b.add(WARNING, "bad_time", f"the time {clock!r} is not ( m:ss/h:mm:ss); the move "
+                       "is kept without it", number, text=raw)
             return move, None, None
         return move, parts[0], parts[1] if len(parts) == 2 else None
 
-    def _after_ending(self, line: _Line, number: int, raw: str, ply: int) -> None:
-        if not line.after_ending:
-            line.after_ending = True
-            self.add(WARNING, "moves_after_ending", f"a move after the ending "
-                     f"{line.ending.word} (line {line.ending.line}); kept as a move", number,
-                     raw, ply)
-
     def ki2_moves(self, s: str, number: int) -> None:
-        """A KI2 line: one or more moves, each starting with ▲/△ (☗☖▼▽)."""
+        """A KI2 line: one or more moves, each starting with ▲/△ (☗☖▼▽), for the builder; a
+        mark without a move is reported (``unparsable_line``), a word that is no move is the
+        line's ending."""
         if not self.in_moves:
             self.settle()
             self.in_moves = True
-        line = self.current
+        b = self.b
         for segment in _KI2_MOVES.findall(s):
             text = segment.rstrip(_SPACES)
             body = text[1:].strip(_SPACES)
-            ply = line.start + len(line.moves)
             if not body:
-                self.add(WARNING, "unparsable_line", "a move mark (▲/△) without a move",
-                         number, s, ply)
+                b.add(WARNING, "unparsable_line", "a move mark (▲/△) without a move", number,
+                      b.current.ply, s)
                 continue
             if body[0] not in _MOVE_START:
-                self.terminal(body, number, None, ply, s)
+                b.end(body, number, None, s)
                 continue
-            move = MoveRecord(text, number, "ki2")
-            if line.ending is not None or not line.moves or self.kif_format:
-                self._unusual_move(line, move, number, s, ply)
-            line.moves.append(move)
-
-    def terminal(self, word: str, number: int, seconds, ply: int, raw: str) -> None:
-        line = self.current
-        if line.ending is not None:
-            self.add(WARNING, "duplicate_ending", f"a second ending {word!r} after "
-                     f"{line.ending.word!r} (line {line.ending.line}); the first is kept",
-                     number, raw, ply)
-            return
-        if word not in TERMINAL_WORDS:
-            self.add(WARNING, "unknown_ending", f"{word!r} is neither a move nor a known "
-                     "terminal word; kept as the declared ending", number, raw, ply)
-        line.ending = DeclaredEnding(word, number, self.first_turn ^ ((ply - 1) & 1), seconds)
-        line.owner.ending = line.ending
+            if self.kif_format:
+                self._notation("ki2", number, s)
+            b.move(text, number, "ki2", raw=s)
 
     def summary(self, s: str, number: int) -> None:
-        """A ``まで…`` line: the summary of the current line's ending."""
-        if not self.settled:
-            self.settle()
+        """A ``まで…`` line: the summary of the current line's ending, or its ending when it had
+        none (``ending_from_summary``). Its move count is checked (``move_count_mismatch``);
+        a second ``まで`` line is reported (``duplicate_ending``)."""
+        self.settle()
         self.in_moves = True
-        line = self.current
-        played = line.start - 1 + len(line.moves)
+        b = self.b
         digits = ""
         for ch in s[2:].translate(_FULL_DIGITS):
             if ch.isascii() and ch.isdigit():
                 digits += ch
             else:
                 break
-        if digits and int(digits) != played:
-            self.add(WARNING, "move_count_mismatch", f"the summary says {digits} moves, but "
-                     f"the line has {played}", number, s, played)
-        ending = line.ending
+        if digits:
+            b.stated_moves(int(digits), number, "the summary", s)
+        ending = b.current.ending
         if ending is not None:
             if ending.summary:
-                self.add(WARNING, "duplicate_ending", "a second まで line; the first is kept",
-                         number, s)
+                b.add(WARNING, "duplicate_ending", "a second まで line; the first is kept",
+                      number, text=s)
             else:
                 ending.summary = s
             return
-        word, mover = ending_from_summary(s, self.first_turn ^ (played & 1))
-        line.ending = DeclaredEnding(word, number, mover, None, s)
-        line.owner.ending = line.ending
+        played = b.current.ply - 1
+        word, mover = ending_from_summary(s, b.first_turn ^ (played & 1))
+        b.end(word, number, None, s, summary=s, mover=mover)
 
     def variation(self, s: str, number: int) -> None:
-        """A ``変化：N手`` line: start a variation at ply N."""
-        if not self.settled:
-            self.settle()
+        """A ``変化：N手`` line: the builder opens a variation at ply N, from the line
+        ``_branch_point`` finds; a header it cannot read is reported (``unparsable_line``)."""
+        self.settle()
         self.in_moves = True
         rest = s[2:].lstrip(" \u3000：:").translate(_FULL_DIGITS)
         digits = ""
@@ -511,60 +396,45 @@ class _Game:
             else:
                 break
         if not digits or rest[len(digits):].strip(_SPACES) not in ("手", ""):
-            self.add(WARNING, "unparsable_line", "not a variation header like 変化：12手; the "
-                     "moves after it stay in the current line", number, s)
+            self.b.add(WARNING, "unparsable_line", "not a variation header like 変化：12手; the "
+                       "moves after it stay in the current line", number, text=s)
             return
         ply = int(digits)
         parent = self._branch_point(ply, number, s)
-        record = self.record
-        variation = Variation(start_ply=ply, parent=parent.index if parent else None,
-                              line=number)
-        record.variations.append(variation)
-        new = _Line(variation.moves, ply, len(record.variations) - 1, variation)
-        self.stack.append(new)
-        self.lines.append(new)
-        self.current = new
+        self.current = _Branch(self.b.begin_variation(ply, number, parent.line))
+        self.stack.append(self.current)
 
-    def _branch_point(self, ply: int, number: int, s: str) -> Optional[_Line]:
-        """The line a variation at ``ply`` branches from; pops the lines above it."""
+    def _branch_point(self, ply: int, number: int, s: str) -> _Branch:
+        """The line a variation at ``ply`` branches from (the most recent that marked ``ply``
+        with ``+``, else the most recent with a move ``ply``: ``missing_branch_mark``, else the
+        main line: ``bad_variation``); pops the lines above it."""
         stack = self.stack
         for depth in range(len(stack) - 1, -1, -1):
-            line = stack[depth]
-            if ply in line.marks:
-                line.marks.discard(ply)
+            branch = stack[depth]
+            if ply in branch.marks:
+                branch.marks.discard(ply)
                 del stack[depth + 1:]
-                return line
+                return branch
         for depth in range(len(stack) - 1, -1, -1):
-            line = stack[depth]
-            if line.has_ply(ply):
+            branch = stack[depth]
+            if branch.line.has_ply(ply):
                 del stack[depth + 1:]
                 if self.uses_marks:
-                    self.add(INFO, "missing_branch_mark", f"no move {ply} before it is marked "
-                             "with '+'; the variation branches from the most recent line that "
-                             f"has a move {ply}", number, s, ply)
-                return line
+                    self.b.add(INFO, "missing_branch_mark", f"no move {ply} before it is marked "
+                               "with '+'; the variation branches from the most recent line that "
+                               f"has a move {ply}", number, ply, s)
+                return branch
         del stack[1:]
-        main = self.main
-        if ply != main.start + len(main.moves):
-            self.add(WARNING, "bad_variation", f"no line before it has a move {ply}; kept as a "
-                     "variation of the main line", number, s, ply)
+        main = stack[0]
+        if ply != main.line.ply:
+            self.b.add(WARNING, "bad_variation", f"no line before it has a move {ply}; kept as a "
+                       "variation of the main line", number, ply, s)
         return main
 
     def finish(self) -> GameRecord:
-        if not self.settled:
-            self.settle()
-        for variation in self.record.variations:
-            if not variation.moves and variation.ending is None:
-                self.add(WARNING, "empty_variation", f"a variation from ply "
-                         f"{variation.start_ply} without moves", variation.line, "",
-                         variation.start_ply)
-        for line in self.lines:
-            for body, at in line.pending:
-                self.record.comments.append(body)
-                self.add(INFO, "comment_placement", "a comment in a variation without moves; "
-                         "kept in GameRecord.comments", at, body)
-            line.pending = []
-        return self.record
+        """Settle the start if nothing did, and let the builder close the record."""
+        self.settle()
+        return self.b.finish()
 
 
 def _loose_kif_line(s: str):
@@ -626,9 +496,9 @@ def read_lines(text, source: str, encoding: str, fmt: str) -> list:
             if game is None:
                 game = _Game(source, 0, encoding, fmt, number)
             if c == "*":
-                game.comment(line[1:].rstrip(), number)
+                game.b.comment(line[1:].rstrip(), number)
             else:
-                game.bookmark(line[1:].strip(), number, line.rstrip())
+                game.b.bookmark(line[1:].strip(), number, line.rstrip())
             continue
         if c == "#" and not line.startswith(("#KIF", "#KI2")):
             continue
@@ -674,8 +544,8 @@ def read_lines(text, source: str, encoding: str, fmt: str) -> list:
             if colon > 0:
                 game.header(s[:colon].strip(_SPACES), s[colon + 1:].strip(_SPACES), number, s)
             else:
-                game.add(WARNING, "unparsable_line", "not a header, comment, move, ending or "
-                         "board line", number, line)
+                game.b.add(WARNING, "unparsable_line", "not a header, comment, move, ending or "
+                           "board line", number, text=line)
     if game is not None:
         games.append(game)
     return _merge_trailing(games)
@@ -688,7 +558,7 @@ def _feed(game: _Game, line: str, number: int) -> bool:
         if not is_bod_line(line):
             return False
         diagram = game.diagram = BoardDiagram()
-    if game.settled:
+    if game.b.settled:
         return False
     return diagram.feed(line, number)
 
@@ -710,24 +580,18 @@ def _merge_trailing(games: list) -> list:
     for game in games:
         record = game.finish()
         if game.started_by is not None and game.empty() and out:
-            previous = out[-1]
+            previous = out[-1].b
             previous.add(INFO, "header_after_moves", "header lines after the moves, with no "
                          "moves after them; kept as headers of this game",
-                         line=record.first_line, text=_quote(game.started_by))
+                         line=record.first_line, text=game.started_by)
             for key, value in record.headers.items():
-                old = previous.headers.get(key)
-                if old is None:
-                    previous.headers[key] = value
-                elif old != value:
-                    previous.add(WARNING, "duplicate_header", f"header {key!r} was already "
-                                 f"{old!r}; the first value is kept", line=record.first_line,
-                                 text=_quote(value))
-            previous.findings.extend(f for f in record.findings
-                                     if f.code not in ("unknown_handicap", "bad_start_position"))
+                previous.header(key, value, record.first_line, value)
+            previous.record.findings.extend(
+                f for f in record.findings if f.code not in ("unknown_handicap", "bad_start_position"))
             continue
         record.index = len(out)
-        out.append(record)
-    return out
+        out.append(game)
+    return [game.record for game in out]
 
 
 def read_kif(text: str, source: str = "", encoding: str = "", format: str = "kif") -> list:

@@ -1,94 +1,96 @@
-"""Normalize how a record says the game ended into a winner and a reason, and cross-check it with
-what the replay found.
+"""Normalize how a record says the game ended into a ``Winner`` and a ``Reason`` (``core.outcome``),
+and cross-check it with what the replay found.
 
-Winners are ``black``, ``white``, ``draw`` or ``none``; reasons are ``checkmate``, ``resign``,
-``time``, ``illegal_move``, ``sennichite``, ``perpetual_check``, ``jishogi``, ``declaration``,
-``abort``, ``sealed``, ``max_moves`` or ``unknown``::
+One table says what each terminal word means: a KIF/KI2 word (``投了``), a CSA ``%`` code or a
+JKF ``special`` (``TORYO``; the ``%`` is optional) gives a reason and either the winner or how to
+find it from the side to move when the ending was written (``Mover``)::
 
     >>> ending_meaning("投了")
-    ('resign', 'mover_loses')
+    (<Reason.RESIGN: 'resign'>, <Mover.LOSES: 'mover_loses'>)
     >>> ending_meaning("%+ILLEGAL_ACTION")
-    ('illegal_move', 'black_loses')
+    (<Reason.ILLEGAL_MOVE: 'illegal_move'>, <Winner.WHITE: 'white'>)
     >>> ending_meaning("まで")
-    ('unknown', 'none')
+    (<Reason.UNKNOWN: 'unknown'>, <Winner.NONE: 'none'>)
 """
 
 from __future__ import annotations
 
-from typing import Optional
+import enum
+from typing import Union
 
 from core.impasse import declaration
+from core.outcome import Reason, Winner
 from core.tables import LINE
 from ingest.record import ERROR, WARNING, INFO, Finding
 
-# word -> (reason, who): who is mover_loses, mover_wins, black_loses, white_loses, draw or none.
-# "mover" is the side to move when the ending is written (after the last recorded move).
-_MEANINGS = {
-    "TORYO": ("resign", "mover_loses"), "投了": ("resign", "mover_loses"),
-    "TSUMI": ("checkmate", "mover_loses"), "詰み": ("checkmate", "mover_loses"),
-    "詰": ("checkmate", "mover_loses"),
-    "TIME_UP": ("time", "mover_loses"), "切れ負け": ("time", "mover_loses"),
-    "時間切れ": ("time", "mover_loses"),
-    "ILLEGAL_MOVE": ("illegal_move", "mover_loses"), "反則負け": ("illegal_move", "mover_loses"),
-    "反則勝ち": ("illegal_move", "mover_wins"),
-    "+ILLEGAL_ACTION": ("illegal_move", "black_loses"),
-    "-ILLEGAL_ACTION": ("illegal_move", "white_loses"),
-    "SENNICHITE": ("sennichite", "draw"), "千日手": ("sennichite", "draw"),
-    "JISHOGI": ("jishogi", "draw"), "持将棋": ("jishogi", "draw"),
-    "HIKIWAKE": ("jishogi", "draw"), "引き分け": ("jishogi", "draw"),
-    "KACHI": ("declaration", "mover_wins"), "入玉勝ち": ("declaration", "mover_wins"),
-    "宣言勝ち": ("declaration", "mover_wins"),
-    "CHUDAN": ("abort", "none"), "中断": ("abort", "none"),
-    "FUZUMI": ("unknown", "none"), "不詰": ("unknown", "none"),
-    "MATTA": ("abort", "none"), "ERROR": ("abort", "none"),
-    "封じ手": ("sealed", "none"), "SEALED": ("sealed", "none"),
-    "MAX_MOVES": ("max_moves", "draw"), "最大手数": ("max_moves", "draw"),
-}
-_COLOUR = ("black", "white")
+
+class Mover(enum.StrEnum):
+    """A word that names no side: the side to move when the ending is written (after the last
+    recorded move) loses (``投了``) or wins (``反則勝ち``, ``入玉勝ち``)."""
+
+    LOSES = "mover_loses"
+    WINS = "mover_wins"
 
 
-def ending_meaning(word: str):
-    """``(reason, who)`` for a terminal word or CSA/JKF code (``%`` optional)."""
-    key = word.strip().lstrip("%")
-    return _MEANINGS.get(key, ("unknown", "none"))
+#: (words, reason, winner or ``Mover``): every terminal word, CSA code and JKF special.
+_TABLE: tuple = (
+    (("TORYO", "投了"), Reason.RESIGN, Mover.LOSES),
+    (("TSUMI", "詰み", "詰"), Reason.CHECKMATE, Mover.LOSES),
+    (("TIME_UP", "切れ負け", "時間切れ"), Reason.TIME, Mover.LOSES),
+    (("ILLEGAL_MOVE", "反則負け"), Reason.ILLEGAL_MOVE, Mover.LOSES),
+    (("反則勝ち",), Reason.ILLEGAL_MOVE, Mover.WINS),
+    (("+ILLEGAL_ACTION",), Reason.ILLEGAL_MOVE, Winner.WHITE),  # a foul by Black
+    (("-ILLEGAL_ACTION",), Reason.ILLEGAL_MOVE, Winner.BLACK),  # a foul by White
+    (("SENNICHITE", "千日手"), Reason.SENNICHITE, Winner.DRAW),
+    (("JISHOGI", "持将棋", "HIKIWAKE", "引き分け"), Reason.JISHOGI, Winner.DRAW),
+    (("KACHI", "入玉勝ち", "宣言勝ち"), Reason.DECLARATION, Mover.WINS),
+    (("CHUDAN", "中断", "MATTA", "ERROR"), Reason.ABORT, Winner.NONE),
+    (("封じ手", "SEALED"), Reason.SEALED, Winner.NONE),
+    (("MAX_MOVES", "最大手数"), Reason.MAX_MOVES, Winner.DRAW),
+    (("FUZUMI", "不詰"), Reason.UNKNOWN, Winner.NONE),
+)
+_MEANINGS = {word: (reason, who) for words, reason, who in _TABLE for word in words}
+_UNKNOWN = (Reason.UNKNOWN, Winner.NONE)
+#: the sides a KIF/KI2 ``まで…の勝ち`` line may name
+_SUMMARY_SIDES = (("先手", Winner.BLACK), ("下手", Winner.BLACK), ("後手", Winner.WHITE),
+                  ("上手", Winner.WHITE))
 
 
-def _winner(who: str, mover: Optional[int]) -> str:
-    if who == "draw":
-        return "draw"
-    if who == "black_loses":
-        return "white"
-    if who == "white_loses":
-        return "black"
-    if who in ("mover_loses", "mover_wins") and mover is not None:
-        return _COLOUR[mover ^ 1] if who == "mover_loses" else _COLOUR[mover]
-    return "none"
+def ending_meaning(word: str) -> tuple[Reason, Union[Winner, Mover]]:
+    """``(reason, winner or Mover)`` for a terminal word or CSA/JKF code (``%`` optional)."""
+    return _MEANINGS.get(word.strip().lstrip("%"), _UNKNOWN)
 
 
-def settle(declared, game, replay_complete: bool):
+def _winner(who: Union[Winner, Mover], mover: int) -> Winner:
+    if who is Mover.LOSES:
+        return Winner.of(mover ^ 1)
+    if who is Mover.WINS:
+        return Winner.of(mover)
+    return who
+
+
+def settle(declared, game, replay_complete: bool) -> tuple[Winner, Reason, list]:
     """``(winner, reason, findings)`` for a game from its declared ending (``DeclaredEnding`` or
     None) and its replay (``core.game.Game``). ``replay_complete`` is False when an illegal or
     unreadable move stopped the replay, in which case the record's word is taken as written."""
-    findings = []
+    findings: list = []
     rules = game.final_ending() if replay_complete else None
     if declared is None:
         if rules is None:
-            return "none", "unknown", findings
-        winner = "draw" if rules.winner is None else _COLOUR[rules.winner]
-        return winner, rules.reason, findings
+            return Winner.NONE, Reason.UNKNOWN, findings
+        return rules.winner, rules.reason, findings
     reason, who = ending_meaning(declared.word)
     mover = declared.mover if declared.mover is not None else game.position.turn
     winner = _winner(who, mover)
     where = dict(line=declared.line, ply=game.ply, text=declared.word)
-    if reason == "unknown" and winner == "none":
-        winner = declared.winner or _summary_winner(declared.summary)
+    if reason is Reason.UNKNOWN and winner is Winner.NONE:
+        winner = Winner(declared.winner) if declared.winner else _summary_winner(declared.summary)
         if rules is not None and replay_complete:  # the rules settle what the record leaves open
-            rules_winner = "draw" if rules.winner is None else _COLOUR[rules.winner]
-            if winner in ("none", rules_winner):
-                return rules_winner, rules.reason, findings
+            if winner is Winner.NONE or winner is rules.winner:
+                return rules.winner, rules.reason, findings
     if not replay_complete:
         return winner, reason, findings
-    if reason == "checkmate" and (rules is None or rules.reason != "checkmate"):
+    if reason is Reason.CHECKMATE and (rules is None or rules.reason is not Reason.CHECKMATE):
         if mate_but_for_useless_interpositions(game.position):
             findings.append(Finding(INFO, "useless_interposition", "checkmate once useless "
                                     "interpositions (無駄合) are set aside, as tsume records do",
@@ -96,26 +98,26 @@ def settle(declared, game, replay_complete: bool):
         else:
             findings.append(Finding(ERROR, "result_mismatch", "the record says checkmate, but "
                                     "the final position is not checkmate", **where))
-    elif reason == "sennichite":
-        if rules is None or rules.reason not in ("sennichite", "perpetual_check"):
+    elif reason is Reason.SENNICHITE:
+        if rules is None or rules.reason not in (Reason.SENNICHITE, Reason.PERPETUAL_CHECK):
             findings.append(Finding(ERROR, "result_mismatch", "the record says sennichite, but no "
                                     "position occurred four times", **where))
-        elif rules.reason == "perpetual_check":
-            reason, winner = "perpetual_check", _COLOUR[rules.winner]
-    elif reason == "declaration":
+        elif rules.reason is Reason.PERPETUAL_CHECK:
+            reason, winner = Reason.PERPETUAL_CHECK, rules.winner
+    elif reason is Reason.DECLARATION:
         verdict = declaration(game.position)
         if not verdict.valid:
             findings.append(Finding(ERROR, "result_mismatch", "the record claims a win by "
                                     f"declaration, but {verdict.message}", **where))
-    elif rules is not None and rules.reason == "checkmate" \
-            and reason not in ("checkmate", "resign", "time"):
+    elif rules is not None and rules.reason is Reason.CHECKMATE \
+            and reason not in (Reason.CHECKMATE, Reason.RESIGN, Reason.TIME):
         findings.append(Finding(INFO, "result_mismatch", f"the final position is checkmate, but "
                                 f"the record ends with {declared.word}", **where))
-    if rules is not None and rules.reason in ("sennichite", "perpetual_check") \
-            and reason not in ("sennichite", "perpetual_check") and game.ply == rules.ply:
-        if reason == "illegal_move" and rules.winner is not None \
-                and winner == _COLOUR[rules.winner]:
-            reason = "perpetual_check"  # the foul the record names is the perpetual check
+    if rules is not None and rules.reason in (Reason.SENNICHITE, Reason.PERPETUAL_CHECK) \
+            and reason not in (Reason.SENNICHITE, Reason.PERPETUAL_CHECK) and game.ply == rules.ply:
+        if reason is Reason.ILLEGAL_MOVE and rules.reason is Reason.PERPETUAL_CHECK \
+                and winner is rules.winner:
+            reason = Reason.PERPETUAL_CHECK  # the foul the record names is the perpetual check
         else:
             findings.append(Finding(WARNING, "result_mismatch", f"the last move repeats a "
                                     f"position for the fourth time ({rules.reason}), but the "
@@ -158,10 +160,9 @@ def _mates(position, move) -> bool:
         position.pop()
 
 
-def _summary_winner(summary: str) -> str:
-    """The winner a KIF/KI2 ``まで…`` line names (``先手の勝ち``), else ``none``."""
-    for side, colour in (("先手", "black"), ("下手", "black"), ("後手", "white"),
-                         ("上手", "white")):
+def _summary_winner(summary: str) -> Winner:
+    """The winner a KIF/KI2 ``まで…`` line names (``先手の勝ち``), else ``Winner.NONE``."""
+    for side, winner in _SUMMARY_SIDES:
         if f"{side}の勝ち" in summary:
-            return colour
-    return "none"
+            return winner
+    return Winner.NONE

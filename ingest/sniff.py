@@ -23,15 +23,26 @@ EXTENSIONS = {".kif": "kif", ".kifu": "kifu", ".ki2": "ki2", ".ki2u": "ki2", ".c
               ".csa1": "csa1", ".jkf": "jkf", ".json": "jkf", ".sfen": "usi", ".usi": "usi"}
 
 
+_TESTS: list = []  # the readers' looks_like_* functions, imported at the first sniff
+
+
+def _tests() -> list:
+    if not _TESTS:
+        from ingest.csa import looks_like_csa, looks_like_csa1
+        from ingest.jkf import looks_like_jkf
+        from ingest.ki2 import looks_like_ki2
+        from ingest.kif import looks_like_kif
+        from ingest.usi_file import looks_like_usi
+        _TESTS[:] = (looks_like_csa, looks_like_csa1, looks_like_jkf, looks_like_ki2,
+                     looks_like_kif, looks_like_usi)
+    return _TESTS
+
+
 def sniff(text: str, name: str = "") -> Optional[str]:
     """The format of a decoded record (``kif``, ``kifu``, ``ki2``, ``csa``, ``csa1``, ``jkf``,
     ``usi``), or None if it looks like none of them."""
-    from ingest.csa import looks_like_csa, looks_like_csa1
-    from ingest.jkf import looks_like_jkf
-    from ingest.ki2 import looks_like_ki2
-    from ingest.kif import looks_like_kif
-    from ingest.usi_file import looks_like_usi
-
+    looks_like_csa, looks_like_csa1, looks_like_jkf, looks_like_ki2, looks_like_kif, \
+        looks_like_usi = _TESTS or _tests()
     extension = "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
     hinted = EXTENSIONS.get(extension)
     # the usual case first: the content is what the name says

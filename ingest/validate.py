@@ -30,6 +30,7 @@ from core.notation.csa import parse_csa_move
 from core.notation.jkf import parse_jkf_move
 from core.notation.ki2 import parse_ki2_move
 from core.notation.kif import parse_kif_move
+from core.notation.written import written_destination
 from core.position import Position, SfenError
 from ingest.headers import header_findings, normalize_headers
 from ingest.record import ERROR, WARNING, INFO, Finding, GameRecord
@@ -156,14 +157,14 @@ def fingerprint(start_sfen: str, usi_moves, illegal_ply=None, rest=()) -> str:
     """16 hex digits identifying a game by its start position and moves, whatever its format:
     BLAKE2b (8 bytes) of ``<board side hands>|<usi moves, space-separated>``, plus, when the
     record goes on with an illegal or unreadable move at ply ``illegal_ply``, ``|!<ply>`` and
-    the texts of that move and every later one as written (``rest``), so that two records
-    that break at the same move but differ after it stay two games::
+    what that move and every later one say (``rest``: the squares they name), so that two
+    records that break at the same move but differ after it stay two games::
 
         >>> start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b -"
         >>> fingerprint(start + " 1", ["7g7f"]) == fingerprint(start + " 9", ["7g7f"])
         True
-        >>> a = fingerprint(start, ["7g7f"], 2, ["８八角成(22)", "同　銀(79)"])
-        >>> a == fingerprint(start, ["7g7f"], 2, ["８八角成(22)", "同　飛(28)"])
+        >>> a = fingerprint(start, ["7g7f"], 2, ["8h", "8h"])
+        >>> a == fingerprint(start, ["7g7f"], 2, ["8h", "7g"])
         False
     """
     start = " ".join(start_sfen.split()[:3])
@@ -214,8 +215,17 @@ def validate_record(record: GameRecord) -> ValidatedGame:
 
 
 def _written_from(record: GameRecord, ply) -> list:
-    """The texts of the main-line moves from ``ply`` on, as written (none without a stop)."""
-    return [] if ply is None else [m.text for m in record.moves[ply - 1:]]
+    """What the main-line moves from ``ply`` on say, read without a position (none without a
+    stop): the square each names, the same in every notation, or its text as written."""
+    if ply is None:
+        return []
+    previous = None
+    said = []
+    for move in record.moves[ply - 1:]:
+        square = written_destination(move.notation, move.text, previous)
+        said.append(square or f"?{move.text}")
+        previous = square or previous
+    return said
 
 
 def _branch_plies(record: GameRecord, parent) -> set:

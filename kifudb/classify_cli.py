@@ -13,13 +13,12 @@ says where it stopped in ``stopped``); a file that gives no game becomes one dic
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from ingest.pipeline import read_file
 from ingest.read import record_files
 from ingest.record import ERROR
+from kifudb.output import json_text, printable
 from labels.classify import definitions_version
 
 SIDE_MARKS = {"black": "▲", "white": "△"}
@@ -56,27 +55,30 @@ def _stop(game) -> dict:
 
 
 def render_text(rows: list) -> str:
-    """A readable listing: each game, then each side's castles and openings with their plies."""
+    """A readable listing: each game, then each side's castles and openings with their plies
+    (what comes from a record or a file name is ``printable``)."""
     lines = []
     for row in rows:
+        path = printable(row["path"])
         if row["index"] is None:
-            lines.append(f"{row['path']}: cannot read: {row['error']}")
+            lines.append(f"{path}: cannot read: {printable(row['error'])}")
             continue
-        head = f"{row['path']} game {row['index'] + 1}"
+        head = f"{path} game {row['index'] + 1}"
         if "error" in row:
-            lines.append(f"{head}: error: {row['error']}")
+            lines.append(f"{head}: error: {printable(row['error'])}")
             continue
         stop = row.get("stopped")
         lines.append(f"{head} ({row['moves']} moves)" if stop is None else
                      f"{head} ({row['moves']} moves; the replay stopped at ply {stop['ply']}"
                      f"{', line ' + str(stop['line']) if stop['line'] else ''} "
-                     f"«{stop['text']}»: {stop['code']}: {stop['message']})")
+                     f"«{printable(stop['text'])}»: {stop['code']}: "
+                     f"{printable(stop['message'])})")
         for side in ("black", "white"):
             labels = row[side]
             for kind, key, primary in (("castles", "castles", labels["primary_castle"]),
                                        ("openings", "openings", labels["primary_opening"])):
-                items = ", ".join(f"{'*' if r['name'] == primary else ''}{r['name']} ({r['ply']})"
-                                  for r in labels[key]) or "-"
+                items = ", ".join(f"{'*' if r['name'] == primary else ''}{printable(r['name'])} "
+                                  f"({r['ply']})" for r in labels[key]) or "-"
                 lines.append(f"  {SIDE_MARKS[side]} {kind + ':':10s}{items}")
     if rows:
         lines.append("(* primary label; the number is the ply at which it was first reached)")
@@ -93,11 +95,11 @@ def classify(paths, fmt: str) -> None:
     if fmt == "jsonl":
         for path in files:
             for row in classify_file(path):
-                click.echo(json.dumps(row, ensure_ascii=False))
+                click.echo(json_text(row))
         return
     rows = [row for path in files for row in classify_file(path)]
     if fmt == "json":
-        click.echo(json.dumps({"definitions_version": definitions_version(), "games": rows},
-                              ensure_ascii=False, indent=1))
+        click.echo(json_text({"definitions_version": definitions_version(), "games": rows},
+                             indent=1))
     else:
         click.echo(render_text(rows), nl=False)

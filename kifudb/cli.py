@@ -24,7 +24,8 @@ import click
 
 from core import Position, SfenError, perft as count_perft
 from ingest.usi_file import read_usi
-from kifudb.replay import replay_report
+from kifudb.output import printable
+from kifudb.replay import render_report, replay_report
 from kifudb.classify_cli import classify
 from kifudb.game_cli import game
 from kifudb.stats_cli import relabel, stats
@@ -97,7 +98,7 @@ def replay(paths, quiet: bool) -> None:
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
-            click.echo(f"{path}: cannot read: {error}", err=True)
+            click.echo(f"{printable(path)}: cannot read: {printable(error)}", err=True)
             illegal += 1
             continue
         for record in read_usi(text, str(path), "utf-8"):
@@ -106,11 +107,7 @@ def replay(paths, quiet: bool) -> None:
             moves += report.moves
             illegal += not report.legal
             if not quiet:
-                click.echo(f"{path}:{report.line}  {report.note}")
-                click.echo(f"  start:   {report.start}")
-                click.echo(f"  moves:   {report.moves} of {report.total_moves} replayed")
-                click.echo(f"  final:   {report.final_sfen}")
-                click.echo(f"  verdict: {report.verdict}")
+                click.echo(render_report(path, report))
     elapsed = time.perf_counter() - started
     click.echo(f"{games} games, {moves} moves replayed, {games - illegal} fully legal, "
                f"{illegal} with an illegal move ({elapsed:.2f} s)")
@@ -146,12 +143,12 @@ def ingest(paths, store_dir, jobs: int, compact) -> None:
                f"{report.findings} findings")
     totals = store.connect().execute(
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions)").fetchone()
-    click.echo(f"store {store.root}: {totals[0]} games, {totals[1]} positions")
+    click.echo(f"store {printable(store.root)}: {totals[0]} games, {totals[1]} positions")
     for note in store.notes:
         click.echo(f"note: {note}", err=True)
     if report.stale_labels:
         click.echo(f"the older games' labels come from other definitions ({report.stale_labels}): "
-                   f"run 'kifudb relabel --store {store.root}'", err=True)
+                   f"run 'kifudb relabel --store {printable(store.root)}'", err=True)
 
 
 @main.command()
@@ -234,7 +231,7 @@ def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool) 
         if stream:
             stream.close()
     if output:
-        click.echo(f"report written to {output}", err=True)
+        click.echo(f"report written to {printable(output)}", err=True)
     if strict and errors:
         sys.exit(1)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import click
 
+from kifudb.output import printable
 from kifudb.store_cli import _echo_json, _guard, _open_store, _result, _store_option, _table
 
 __all__ = ["game"]
@@ -45,7 +46,7 @@ def _label_lines(labels: list) -> list:
 def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
     """One stored game: headers, labels, moves with times and comments, variations."""
     from analytics import stats
-    from analytics.game_record import game_record
+    from analytics.game_record import game_record, variation_lines
 
     store = _open_store(store_dir)
     record = game_record(store, game_id)
@@ -57,13 +58,14 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
             record.pop("sfens")
         _echo_json({**record, "labels": labels})
         return
-    info = record["info"]
+    info = {k: printable(v) if isinstance(v, str) else v  # a record's controls, escaped
+            for k, v in record["info"].items()}
     click.echo(f"game {game_id}: ▲{info['black'] or '?'} vs △{info['white'] or '?'} · "
                f"{info['date'] or 'undated'} · {info['event'] or 'no event'} · "
                f"{_result(info['winner'], info['reason'])} · {info['moves']} moves"
                + (f" · {info['handicap']}" if info["handicap"] else ""))
     for source in info["sources"]:
-        click.echo(f"  source: {source['path']} #{source['index'] + 1} ({source['format']}, "
+        click.echo(f"  source: {printable(source['path'])} #{source['index'] + 1} ({source['format']}, "
                    f"{source['encoding']})")
     click.echo("labels (* the side's main one; the ply where first reached):")
     click.echo("\n".join(_label_lines(labels)))
@@ -72,11 +74,8 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
                       [[m["ply"], m["ki2"] or "(not replayed)", m["text"], _clock(m["seconds"]),
                         m["comment"] or ""] for m in record["moves"]],
                       limits={4: 60}, right={0}))
-    lines: dict = {}
-    for row in record["variations"]:
-        lines.setdefault(row["line"], []).append(row)
-    for number, rows in sorted(lines.items()):
+    for number, rows in variation_lines(record["variations"]).items():
         parent = rows[0]["parent"]
         click.echo(f"\n変化 {number} from ply {rows[0]['ply']} "
                    f"({'off 変化 ' + str(parent) if parent else 'off the main line'}): "
-                   + " ".join(r["text"] for r in rows))
+                   + " ".join(printable(r["text"]) for r in rows))

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 
 from core.handicap import handicap_name
 from core.impasse import declaration, king_entered
-from core.pieces import COLOUR_NAMES
+from core.outcome import Winner
 from ingest.record import ERROR
 from ingest.validate import validate_record
+from kifudb.output import printable
 
 
 @dataclass
@@ -44,6 +45,22 @@ def replay_report(record) -> ReplayReport:
                         not errors)
 
 
+def render_report(path, report: ReplayReport) -> str:
+    """The lines ``kifudb replay`` prints for one game (no newline at the end); the file name
+    and what comes from the record are ``printable``.
+
+    >>> from ingest.usi_file import read_usi
+    >>> [record] = read_usi("# \\x1b[2Jhi\\nstartpos moves 7g7f\\n")
+    >>> print(render_report("a.usi", replay_report(record)).splitlines()[0])
+    a.usi:2  \\x1b[2Jhi
+    """
+    return "\n".join([f"{printable(path)}:{report.line}  {printable(report.note)}",
+                      f"  start:   {printable(report.start)}",
+                      f"  moves:   {report.moves} of {report.total_moves} replayed",
+                      f"  final:   {printable(report.final_sfen)}",
+                      f"  verdict: {printable(report.verdict)}"])
+
+
 def _verdict(game, errors) -> str:
     if errors:
         first = errors[0]
@@ -58,7 +75,7 @@ def _verdict(game, errors) -> str:
         if king_entered(position, position.turn):
             return f"all moves legal; at the end {declaration(position).message} (27-point rule)"
         return "all moves legal; the rules decide nothing (the record's own ending stands)"
-    winner = "draw" if ending.winner is None else f"{COLOUR_NAMES[ending.winner]} wins"
+    winner = "draw" if ending.winner is Winner.DRAW else f"{ending.winner} wins"
     after = replay.ply - ending.ply
     extra = f"; {after} moves were played after that" if after else ""
     return f"all moves legal; {ending.reason} at ply {ending.ply}, {winner}{extra}"

@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 
 from kifudb.store_cli import (_echo_json, _guard, _open_store, _store_option, _table,
-                              game_filter_options)
+                              game_filter, game_filter_options)
 
 __all__ = ["stats", "relabel"]
 
@@ -40,11 +40,6 @@ def _filter_options(command):
     command = click.option("--format", "output", type=click.Choice(["text", "json"]),
                            default="text", show_default=True)(command)
     return game_filter_options(command)
-
-
-def _filters(kwargs: dict) -> dict:
-    return {k: kwargs.pop(k) for k in ("player", "date_from", "date_to", "event", "handicap")
-            if kwargs.get(k) is not None}
 
 
 def _percent(value) -> str:
@@ -101,24 +96,24 @@ def overview(store_dir: Path, output: str) -> None:
 @_guard
 def results(store_dir: Path, output: str, by: str, bucket: int, **kwargs) -> None:
     """Black's score and the results: in total, by year, by reason, or game lengths."""
-    store, filters = _open_store(store_dir), _filters(kwargs)
+    store, filters = _open_store(store_dir), game_filter(kwargs)
     if by == "total":
-        row = _stats().results(store, **filters)
+        row = _stats().results(store, filters=filters)
         _show(output, row, ["games", "black", "white", "draw", "other", "Black's score", "95% CI"],
               [[row["games"], row["black_wins"], row["white_wins"], row["draws"], row["other"],
                 _percent(row["black_score"]), _interval(row)]], right={0, 1, 2, 3, 4})
     elif by == "year":
-        data = _stats().results_by_year(store, **filters)
+        data = _stats().results_by_year(store, filters=filters)
         _show(output, data, ["year", "games", "black", "white", "draw", "Black's score", "95% CI"],
               [[r["year"], r["games"], r["black_wins"], r["white_wins"], r["draws"],
                 _percent(r["black_score"]), _interval(r)] for r in data], right={1, 2, 3, 4})
     elif by == "reason":
-        data = _stats().results_by_reason(store, **filters)
+        data = _stats().results_by_reason(store, filters=filters)
         _show(output, data, ["reason", "games", "black", "white", "draw"],
               [[r["reason"], r["games"], r["black_wins"], r["white_wins"], r["draws"]]
                for r in data], right={1, 2, 3, 4})
     else:
-        data = _stats().game_lengths(store, bucket=bucket, **filters)
+        data = _stats().game_lengths(store, bucket=bucket, filters=filters)
         _show(output, data, ["moves", "games"],
               [[f"{r['moves_from']}–{r['moves_to']}", r["games"]] for r in data], right={1})
 
@@ -150,8 +145,8 @@ def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only:
            min_games: int, **kwargs) -> None:
     """How often each side reached each castle or opening."""
     data = _stats().label_frequencies(_open_store(store_dir), kind, by_year=by_year,
-                                        min_games=min_games, primary_only=primary_only,
-                                        **_filters(kwargs))
+                                      min_games=min_games, primary_only=primary_only,
+                                      filters=game_filter(kwargs))
     headers = ["year"] * by_year + ["side", kind, "games", "share"]
     _show(output, data, headers,
           [([r["year"]] if by_year else []) + [r["side"], r["label"], r["games"],
@@ -167,7 +162,7 @@ def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_ga
              **kwargs) -> None:
     """How each castle or opening scores for the side that played it."""
     data = _stats().win_rates(_open_store(store_dir), kind, min_games=min_games,
-                                primary_only=primary_only, **_filters(kwargs))
+                              primary_only=primary_only, filters=game_filter(kwargs))
     _show(output, data, ["side", kind, "games", "won", "lost", "drawn", "score", "95% CI"],
           [[r["side"], r["label"], r["games"], r["wins"], r["losses"], r["draws"],
             _percent(r["score"]), _interval(r)] for r in data], right={2, 3, 4, 5})
@@ -183,7 +178,7 @@ def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_ga
 def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, **kwargs) -> None:
     """Black's main castle or opening against White's, and how Black scores."""
     data = _stats().pairings(_open_store(store_dir), kind, against, min_games=min_games,
-                               **_filters(kwargs))
+                             filters=game_filter(kwargs))
     _show(output, data, ["▲ black", "△ white", "games", "black", "white", "draw",
                          "Black's score", "95% CI"],
           [[r["black_label"], r["white_label"], r["games"], r["black_wins"], r["white_wins"],
@@ -199,7 +194,7 @@ def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, *
 def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) -> None:
     """The players with the most games, and their scores."""
     data = _stats().players(_open_store(store_dir), min_games=min_games, limit=limit,
-                              **_filters(kwargs))
+                            filters=game_filter(kwargs))
     _show(output, data, ["player", "games", "won", "lost", "drawn", "score", "95% CI"],
           [[r["player"], r["games"], r["wins"], r["losses"], r["draws"], _percent(r["score"]),
             _interval(r)] for r in data], right={1, 2, 3, 4})
@@ -212,9 +207,9 @@ def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) 
 @_guard
 def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
     """One player: score as Black and White, favourite castles and openings, opponents."""
-    store, filters = _open_store(store_dir), _filters(kwargs)
+    store, filters = _open_store(store_dir), game_filter(kwargs)
     if against is not None:
-        data = _stats().head_to_head(store, name, against, **filters)
+        data = _stats().head_to_head(store, name, against, filters=filters)
         _show(output, data, ["game", "date", "side", "result", "reason", "moves"],
               [[g["game"], g["date"], g["side"], g["winner"], g["reason"], g["moves"]]
                for g in data["games"]])
@@ -222,7 +217,7 @@ def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
             click.echo(f"{name} against {against}: {data['wins']} won, {data['losses']} lost, "
                        f"{data['draws']} drawn; score {_percent(data['score'])}")
         return
-    data = _stats().player_summary(store, name, **filters)
+    data = _stats().player_summary(store, name, filters=filters)
     if data is None:
         raise click.ClickException(f"no game in scope has a player named {name!r} "
                                    f"(names are matched exactly; see 'kifudb stats players')")

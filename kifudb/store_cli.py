@@ -14,21 +14,20 @@ what is wrong, never a traceback.
 
 from __future__ import annotations
 
-import csv
 import datetime
 import decimal
 import functools
-import io
-import json
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
+from kifudb.output import csv_text, json_text, printable
 from store import DEFAULT_STORE
 
 if TYPE_CHECKING:
+    from analytics.filters import GameFilter
     from store.folder import Store
 
 __all__ = ["search", "explore", "sql"]
@@ -46,21 +45,30 @@ def _store_option(command):
                         help="Store folder.")(command)
 
 
+#: The options of ``game_filter_options``: each ``GameFilter`` field's option and help.
+_FILTER_OPTIONS = {
+    "player": ("--player", {"help": "Black or White contains this (case-insensitive)."}),
+    "date_from": ("--from", {"metavar": "YYYY-MM-DD", "help": "Games on or after this date."}),
+    "date_to": ("--to", {"metavar": "YYYY-MM-DD", "help": "Games on or before this date."}),
+    "event": ("--event", {"help": "The event contains this (case-insensitive)."}),
+    "handicap": ("--handicap", {"help": "The handicap exactly, e.g. 平手 or 香落ち."}),
+}
+
+
 def game_filter_options(command):
     """--player, --from, --to, --event, --handicap: the games a question looks at (the
-    explorer's and the statistics' filters, ``analytics.queries.game_filters``)."""
-    options = [
-        click.option("--player", help="Black or White contains this (case-insensitive)."),
-        click.option("--from", "date_from", metavar="YYYY-MM-DD",
-                     help="Games on or after this date."),
-        click.option("--to", "date_to", metavar="YYYY-MM-DD",
-                     help="Games on or before this date."),
-        click.option("--event", help="The event contains this (case-insensitive)."),
-        click.option("--handicap", help="The handicap exactly, e.g. 平手 or 香落ち."),
-    ]
-    for option in reversed(options):
-        command = option(command)
+    explorer's and the statistics' ``analytics.filters.GameFilter``; see ``game_filter``)."""
+    for field, (flag, settings) in reversed(_FILTER_OPTIONS.items()):
+        command = click.option(flag, field, **settings)(command)
     return command
+
+
+def game_filter(options: dict) -> GameFilter:
+    """The ``GameFilter`` of the ``game_filter_options``, taken out of ``options`` (a command's
+    keyword arguments); a bad value raises ``analytics.filters.FilterError`` (a ValueError)."""
+    from analytics.filters import GameFilter
+
+    return GameFilter(**{field: options.pop(field) for field in _FILTER_OPTIONS})
 
 
 def _position_options(command):
@@ -169,7 +177,7 @@ def _json_default(value):
 
 
 def _echo_json(data) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=1, default=_json_default))
+    click.echo(json_text(data, indent=1, default=_json_default))
 
 
 def _width(text: str) -> int:
@@ -177,7 +185,7 @@ def _width(text: str) -> int:
 
 
 def _cell(value, limit: int) -> str:
-    text = "" if value is None else str(value).replace("\n", " ")
+    text = "" if value is None else printable(value)  # a record's controls, escaped
     if _width(text) <= limit:
         return text
     out = ""
@@ -191,6 +199,7 @@ def _cell(value, limit: int) -> str:
 def _table(headers: list, rows: list, limits: dict = None, right: set = frozenset()) -> str:
     """Rows as aligned columns (wide characters count double); ``limits`` caps a column."""
     limits = limits or {}
+    headers = [printable(h) for h in headers]  # an SQL column name may hold anything
     cells = [[_cell(v, limits.get(i, 10 ** 6)) for i, v in enumerate(row)] for row in rows]
     widths = [max([_width(h)] + [_width(r[i]) for r in cells]) for i, h in enumerate(headers)]
 
@@ -271,25 +280,22 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
 @click.option("--format", "output", type=_FORMATS, default="text", show_default=True)
 @_store_option
 @_guard
-def explore(sfen, moves, start, diagram, game_id, ply, player, date_from, date_to, event,
-            handicap, min_count, output, store_dir):
+def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_dir,
+            **options):
     """The moves played next in a position (the even start by default): games, results, latest
     date. Counts are games (a repetition counts once)."""
     from analytics import queries
+    from analytics.filters import FilterError
     from core.position import Position
 
     store = _open_store(store_dir)
     position = _position(store, sfen, moves, start, diagram, game_id, ply, default=Position())
-    for name, value in (("--from", date_from), ("--to", date_to)):
-        if value is not None:
-            try:
-                datetime.date.fromisoformat(value)
-            except ValueError:
-                raise click.BadParameter(f"not a date: {value!r} (expected YYYY-MM-DD)",
-                                         param_hint=f"'{name}'") from None
-    found = queries.explore(store, position, player=player, date_from=date_from,
-                            date_to=date_to, event=event, handicap=handicap,
-                            min_count=min_count)
+    try:
+        filters = game_filter(options)
+    except FilterError as error:
+        raise click.BadParameter(error.problem,
+                                 param_hint=f"'{_FILTER_OPTIONS[error.field][0]}'") from None
+    found = queries.explore(store, position, filters=filters, min_count=min_count)
     if output == "json":
         _echo_json({**_describe(position), "moves": found})
         return
@@ -298,8 +304,7 @@ def explore(sfen, moves, start, diagram, game_id, ply, player, date_from, date_t
     total = sum(m["count"] for m in found)
     click.echo(f"{len(found)} moves played next, {total} games" if found
                else "no games continue from this position" + (" with these filters"
-                                                              if player or date_from or date_to
-                                                              or event or handicap else ""))
+                                                              if filters else ""))
     if not found:
         return
 
@@ -318,28 +323,34 @@ def explore(sfen, moves, start, diagram, game_id, ply, player, date_from, date_t
               help="At most N rows.")
 @click.option("--format", "output", type=click.Choice(["text", "json", "csv"]), default="text",
               show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              show_default="30", help="Stop the query after this many seconds.")
+@click.option("--memory-limit", metavar="SIZE", show_default="1GB",
+              help="The memory the query may use, e.g. 512MB or 4GB.")
 @_store_option
-def sql(query, limit, output, store_dir):
+def sql(query, limit, output, timeout, memory_limit, store_dir):
     """Run one read-only SQL query (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE) on the store's
     views: games, sources, moves, positions, findings, files (and *_all with retired rows)."""
     from store.sql import SqlError, run_sql
 
     store = _open_store(store_dir)
+    limits = {k: v for k, v in (("timeout", timeout), ("memory_limit", memory_limit))
+              if v is not None}  # store.sql's defaults otherwise
     try:
-        result = run_sql(store, query, limit=limit)
+        result = run_sql(store, query, limit=limit, **limits)
     except SqlError as error:
-        raise click.ClickException(f"query refused or failed: {error}") from None
+        raise click.ClickException(f"query refused or failed: {printable(error, lines=True)}") \
+            from None
+    except ValueError as error:  # a memory size that is not one
+        raise click.BadParameter(str(error), param_hint="'--memory-limit'") from None
     if output == "json":
         _echo_json({"columns": result.columns, "rows": [list(r) for r in result.rows],
                     "truncated": result.truncated})
     elif output == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(result.columns)
-        for row in result.rows:
-            writer.writerow(["" if v is None else _json_default(v)
-                             if not isinstance(v, (str, int, float)) else v for v in row])
-        click.echo(buffer.getvalue(), nl=False)
+        click.echo(csv_text(result.columns,  # formulas neutralised (kifudb.output.csv_cell)
+                            ([v if v is None or isinstance(v, (str, int, float))
+                              else _json_default(v) for v in row] for row in result.rows),
+                            lineterminator="\n"), nl=False)
     else:
         numeric = {i for i, _ in enumerate(result.columns)
                    if result.rows and all(isinstance(r[i], (int, float, decimal.Decimal))

@@ -11,14 +11,13 @@ into text, JSON, JSON lines, CSV or HTML::
 
 from __future__ import annotations
 
-import csv
 import html
 import io
-import json
 from collections import Counter
 from typing import Iterable, Iterator
 
 from ingest.pipeline import FileGames, StoredGame, read_file, read_files
+from kifudb.output import csv_text, json_text, printable
 
 
 def _finding(f) -> dict:
@@ -87,6 +86,8 @@ def summarize(rows: Iterable[dict]) -> dict:
 
 
 def render_text(rows: list, summary: dict) -> str:
+    """The summary, then every finding on a line; what comes from a record or a file name is
+    ``printable`` (a terminal shows control characters as escapes)."""
     out = io.StringIO()
     s = summary
     out.write(f"{s['files']} files, {s['games']} games, {s['moves']} moves; "
@@ -97,11 +98,12 @@ def render_text(rows: list, summary: dict) -> str:
             out.write(f"  {item['severity']:8s}{item['code']:26s}{item['count']:>7}\n")
     for row in rows:
         for f in row["findings"]:
-            where = row["path"] + (f":{f['line']}" if f["line"] else "")
+            where = printable(row["path"]) + (f":{f['line']}" if f["line"] else "")
             game = "" if row["index"] is None else f" game {row['index'] + 1}"
             ply = f" ply {f['ply']}" if f["ply"] else ""
-            text = f" «{f['text']}»" if f["text"] else ""
-            out.write(f"{where}:{game}{ply} {f['severity']} {f['code']}{text}: {f['message']}\n")
+            text = f" «{printable(f['text'])}»" if f["text"] else ""
+            out.write(f"{where}:{game}{ply} {f['severity']} {f['code']}{text}: "
+                      f"{printable(f['message'])}\n")
     return out.getvalue()
 
 
@@ -111,18 +113,14 @@ CSV_COLUMNS = ["path", "index", "format", "encoding", "moves", "first_illegal_pl
 
 
 def render_csv(rows: list) -> str:
-    """One line per game (or unreadable file); ``findings`` lists ``code@ply`` items."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, extrasaction="ignore")
-    writer.writeheader()
-    for row in rows:
-        findings = row["findings"]
-        writer.writerow({**row,
-                         "errors": sum(f["severity"] == "error" for f in findings),
-                         "warnings": sum(f["severity"] == "warning" for f in findings),
-                         "findings": "; ".join(f"{f['code']}@{f['ply']}" if f["ply"] else f["code"]
-                                               for f in findings)})
-    return out.getvalue()
+    """One line per game (or unreadable file); ``findings`` lists ``code@ply`` items. Text
+    cells a spreadsheet would run as formulas are neutralised (``kifudb.output.csv_cell``)."""
+    return csv_text(CSV_COLUMNS, ({
+        **row,
+        "errors": sum(f["severity"] == "error" for f in row["findings"]),
+        "warnings": sum(f["severity"] == "warning" for f in row["findings"]),
+        "findings": "; ".join(f"{f['code']}@{f['ply']}" if f["ply"] else f["code"]
+                              for f in row["findings"])} for row in rows))
 
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
@@ -182,12 +180,12 @@ def _board(sfen: str, ply: int) -> str:
 def render(rows: list, fmt: str) -> str:
     """The whole report in ``fmt`` (text, json, jsonl, csv, html)."""
     if fmt == "jsonl":
-        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        return "".join(json_text(r) + "\n" for r in rows)
     if fmt == "csv":
         return render_csv(rows)
     summary = summarize(rows)
     if fmt == "json":
-        return json.dumps({"summary": summary, "games": rows}, ensure_ascii=False, indent=1) + "\n"
+        return json_text({"summary": summary, "games": rows}, indent=1) + "\n"
     if fmt == "html":
         return render_html(rows, summary)
     return render_text(rows, summary)

@@ -34,20 +34,14 @@ from typing import Iterable, NamedTuple, Optional
 
 from core.handicap import EVEN, handicap_name
 from core.move import Move
-from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
-                         PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON, unpromoted)
+from core.pieces import (BLACK, WHITE, BISHOP, ROOK, PROMOTE, HAND_TYPES, KANJI_TYPES, UNPROMOTED,
+                         unpromoted)
 from core.position import Position
 
 LABELS_PATH = Path(__file__).with_name("labels.toml")
 KINDS = ("castle", "opening")
 
-#: Piece names of the definitions -> piece types.
-PIECE_NAMES = {"玉": KING, "王": KING, "飛": ROOK, "角": BISHOP, "金": GOLD, "銀": SILVER,
-               "桂": KNIGHT, "香": LANCE, "歩": PAWN, "と": PRO_PAWN, "杏": PRO_LANCE,
-               "成香": PRO_LANCE, "圭": PRO_KNIGHT, "成桂": PRO_KNIGHT, "全": PRO_SILVER,
-               "成銀": PRO_SILVER, "馬": HORSE, "龍": DRAGON, "竜": DRAGON}
 _ALL_TYPES = tuple(range(1, 15))
-_HAND_TYPES = (PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD)
 
 _CONDITION_KEYS = {"own", "theirs", "not_own", "not_theirs", "empty", "hand", "their_hand",
                    "not_hand", "not_their_hand"}
@@ -331,9 +325,9 @@ def _piece_types(text: str, where) -> tuple:
         return _ALL_TYPES
     types = []
     for part in text.split("/"):
-        if part not in PIECE_NAMES:
+        if part not in KANJI_TYPES:
             raise DefinitionError(f"{where}: unknown piece {part!r}")
-        types.append(PIECE_NAMES[part])
+        types.append(KANJI_TYPES[part])
     return tuple(types)
 
 
@@ -366,7 +360,7 @@ def _parse_condition(table: dict, where) -> dict:
                           for s in _squares(text.strip(), where)]
     for key in ("hand", "their_hand", "not_hand", "not_their_hand"):
         types = [t for text in _list(table, key, where, str) for t in _piece_types(text, where)]
-        if not all(t in _HAND_TYPES for t in types):
+        if not all(t in HAND_TYPES for t in types):
             raise DefinitionError(f"{where}: {key} takes pieces that can be held in hand")
         condition[key] = types
     return condition
@@ -604,13 +598,13 @@ def classify_game(start_sfen: str, moves: Iterable,
             candidates = c.watch_arrive[board[to]][to] + c.watch_drop[mover]
         else:
             code = board[frm]
-            moved_type = _UNPROMOTED[code & 15]
+            moved_type = UNPROMOTED[code & 15]
             captured = board[to]
-            board[to] = code + 8 if move.promotion else code
+            board[to] = code + PROMOTE if move.promotion else code
             board[frm] = 0
             candidates = c.watch_arrive[board[to]][to] + c.watch_leave[code][frm]
             if captured:
-                captured_type = _UNPROMOTED[captured & 15]
+                captured_type = UNPROMOTED[captured & 15]
                 hands[mover][captured_type] += 1
                 candidates = candidates + c.watch_leave[captured][to] + c.watch_capture[mover]
                 if captured_type == ROOK and not rook_taken:
@@ -654,9 +648,6 @@ def classify_game(start_sfen: str, moves: Iterable,
                     reached[side][i] = ply
                     candidates.extend((j, side if same else side ^ 1) for j, same in dependents[i])
     return _result(c, reached)
-
-
-_UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
 
 
 @lru_cache(maxsize=256)

@@ -136,6 +136,7 @@ def replayed(db, game: int, ply: int) -> str:
 # ----- the app itself -----------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # eight pages, 2 s or more; each page also has its own tests
 def test_every_page_opens_without_an_exception():
     for name in ("overview", "validation", "explorer", "search", "game", "openings", "results",
                  "players"):
@@ -530,6 +531,24 @@ def test_players_summary_and_head_to_head(db):
     assert len(everyone) == one(db, "SELECT count(*) FROM (SELECT black AS p FROM games UNION "
                                     "SELECT white FROM games) WHERE p IS NOT NULL")
     assert boards(at)  # the latest game's final position
+
+
+def test_a_player_with_the_player_filter_set(db):
+    """The sidebar's player filter (a part of a name) beside the player shown (the exact name)
+    used to crash the page: "got multiple values for argument 'player'"."""
+    player = one(db, "SELECT p FROM (SELECT black p FROM games UNION ALL SELECT white FROM games) "
+                     "WHERE p IS NOT NULL GROUP BY p ORDER BY count(*) DESC, p LIMIT 1")
+    at = page("players", player=player)
+    at.text_input(key="f_player").set_value(player[:-1])
+    run(at)
+    assert player in values(at.header)
+    games = one(db, "SELECT count(*) FROM games WHERE black = ? OR white = ?", player, player)
+    assert metric(at, "Games") == f"{games:,}"
+    everyone = next(d.value for d in at.dataframe if d.key == "players-table")
+    assert len(everyone) == one(db, "SELECT count(DISTINCT p) FROM (SELECT black AS p, white AS "
+                                    "o FROM games UNION ALL SELECT white, black FROM games) "
+                                    "WHERE p IS NOT NULL AND (contains(lower(p), lower(?)) OR "
+                                    "contains(lower(o), lower(?)))", player[:-1], player[:-1])
 
 
 def test_an_unknown_player_is_a_warning():

@@ -29,6 +29,8 @@ OUTPUT = Path(os.environ.get("KIFUDB_TEST_OUTPUT") or ROOT / "test-output" / "da
 EXCEPTION = '[data-testid="stException"]'
 BOARD = 'svg[role="img"][aria-label^="Shogi position"]'
 
+pytestmark = pytest.mark.slow  # a real server and browser: `make test` runs it, `make test-fast` not
+
 
 def chromium() -> str:
     """Debian's chromium, or a failure that says how to get it."""

@@ -3,8 +3,8 @@
 For every position of every real game in ``tests/fixtures/usi`` and of seeded random playouts, the
 set of legal moves, check (also as ``push_and_check`` finds it from the move alone) and checkmate
 must agree; on a share of the positions every geometrically possible move (and every drop) is put
-to ``Position.check`` one by one, which must accept exactly cshogi's legal moves. cshogi is a
-dev-only dependency.
+to ``Position.illegality`` one by one, which must accept exactly cshogi's legal moves. cshogi is
+a dev-only dependency.
 """
 
 import random
@@ -19,6 +19,8 @@ from core.tables import REACH
 from ingest.usi_file import read_usi_games
 
 FIXTURES = Path(__file__).parent / "fixtures" / "usi"
+
+pytestmark = pytest.mark.slow  # about 25 s: `make test` runs it, `make test-fast` not
 
 
 def candidate_moves(position):
@@ -43,7 +45,7 @@ def assert_same(position, board, single_moves=False):
     assert position.is_check() == bool(board.is_check()), where
     assert position.is_checkmate() == (bool(board.is_check()) and not theirs), where
     if single_moves:
-        accepted = {m.usi() for m in candidate_moves(position) if position.check(m) is None}
+        accepted = {m.usi() for m in candidate_moves(position) if position.illegality(m) is None}
         assert accepted == theirs, (where, accepted - theirs, theirs - accepted)
     return theirs
 

@@ -3,6 +3,7 @@
 from core import BLACK, WHITE, Position
 from core.game import Game
 from core.impasse import declaration, jishogi_24, points
+from core.outcome import Reason, Winner
 
 ROOK_CHASE = "4k4/9/9/9/9/9/9/9/K3R4 w - 1"  # Black's rook on 5i checks the king on 5a
 
@@ -15,7 +16,7 @@ def play(game, moves):
 def test_fourfold_repetition_is_a_draw():
     game = Game()
     play(game, "2h5h 5a4b 5h2h 4b5a " * 3)
-    assert game.ending.reason == "sennichite" and game.ending.winner is None
+    assert game.ending.reason is Reason.SENNICHITE and game.ending.winner is Winner.DRAW
     assert game.ending.ply == 12
     assert game.occurrences() == [0, 4, 8, 12]
 
@@ -29,8 +30,8 @@ def test_three_occurrences_are_not_enough():
 def test_perpetual_check_loses_for_the_checking_side():
     game = Game(ROOK_CHASE)
     play(game, "5a4a 5i4i 4a5a 4i5i " * 3)
-    assert game.ending.reason == "perpetual_check"
-    assert game.ending.winner == WHITE  # Black gave check with every move
+    assert game.ending.reason is Reason.PERPETUAL_CHECK
+    assert game.ending.winner is Winner.WHITE  # Black gave check with every move
     assert "black giving check" in game.ending.message
 
 
@@ -44,7 +45,7 @@ def test_checkmate_is_the_final_ending():
     game = Game("7nk/9/7GP/9/9/9/9/9/K8 b - 1")
     play(game, "1c1b")
     ending = game.final_ending()
-    assert ending.reason == "checkmate" and ending.winner == BLACK and ending.ply == 1
+    assert ending.reason is Reason.CHECKMATE and ending.winner is Winner.BLACK and ending.ply == 1
 
 
 def test_illegal_move_is_reported_and_not_played():
@@ -96,10 +97,10 @@ def test_24_point_rule():
     even = Position.from_sfen("4K4/9/9/9/9/9/9/9/4k4 b RB2G2S2N2L9Prb2g2s2n2l9p 1")
     assert points(even, BLACK) == points(even, WHITE) == 27
     verdict = jishogi_24(even)
-    assert verdict.winner is None and verdict.both_entered
+    assert verdict.winner is Winner.DRAW and verdict.both_entered
     short = Position.from_sfen("4K4/9/9/9/9/9/9/9/4k4 b R2G2S2N2L9Prbb2g2s2n2l9p 1")
-    assert jishogi_24(short).winner == WHITE
+    assert jishogi_24(short).winner is Winner.WHITE
     # in a handicap game the removed pieces count for White
     handicap = Position.from_sfen("4K4/9/9/9/9/9/9/9/4k4 b RB2G2S2N2L9P2g2s2n2l9p 1")
-    assert jishogi_24(handicap).winner == BLACK
-    assert jishogi_24(handicap, removed=(6, 5)).winner is None
+    assert jishogi_24(handicap).winner is Winner.BLACK
+    assert jishogi_24(handicap, removed=(6, 5)).winner is Winner.DRAW

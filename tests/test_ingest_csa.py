@@ -20,11 +20,8 @@ from core.position import STARTING_SFEN
 from ingest.csa import ENDINGS, looks_like_csa, looks_like_csa1, read_csa, read_csa1
 from ingest.record import DeclaredEnding, GameRecord
 
-try:
-    from core.notation.csa import parse_csa_move
-    from core.notation.errors import NotationError
-except ImportError:  # written by another engineer; the replay tests skip without it
-    parse_csa_move = None
+from core.notation.csa import parse_csa_move
+from core.notation.errors import NotationError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = FIXTURES / "records"
@@ -115,10 +112,6 @@ def replay(record: GameRecord):
     return game, None, ""
 
 
-needs_notation = pytest.mark.skipif(parse_csa_move is None,
-                                    reason="core.notation.csa.parse_csa_move is not written yet")
-
-
 # ----- the fixture files, cross-checked ----------------------------------------------------------
 
 def test_the_fixture_lists_are_complete():
@@ -126,7 +119,6 @@ def test_the_fixture_lists_are_complete():
     assert all((RECORDS / f).exists() for f in CSA1_FILES)
 
 
-@needs_notation
 @pytest.mark.parametrize("rel", CSA_FILES)
 def test_every_csa_fixture_matches_the_reference_readings(rel):
     """Start, every move and the ending agree with cshogi/python-shogi/rsshogi's readings."""
@@ -155,7 +147,6 @@ def test_real_records_read_without_findings(rel):
         assert findings == []
 
 
-@needs_notation
 def test_every_fixture_game_replays_legally():
     """Every move of every CSA and csa1 fixture game is legal (no fixture holds a known illegal
     move: the %ILLEGAL_MOVE games of WCSC28 record the ending, not the illegal move)."""
@@ -320,7 +311,6 @@ def test_all_remaining_pieces_go_to_hand_with_00AL():
     assert record.findings == []
 
 
-@needs_notation
 def test_the_problems_end_in_mate():
     for rel in (JSON_KIFU + "9fu.csa", JSON_KIFU + "9fu_komabetsu.csa", CONVERTER + "tsumeshogi.csa"):
         game, bad_ply, _ = replay(only(rel))
@@ -586,7 +576,6 @@ def test_csa1_names_that_cannot_be_split():
     assert [f.code for f in game.findings] == ["ambiguous_players"]
 
 
-@needs_notation
 @pytest.mark.parametrize("rel", CSA1_FILES)
 def test_csa1_moves_match_the_reference_readings(rel):
     for game in read_csa1(text_of(rel)):

@@ -211,7 +211,7 @@ def test_kif_errors(sfen, history, text, code):
 def test_kif_returns_illegal_moves_for_the_caller_to_check():
     pos = Position()
     move = parse_kif_move(pos, "７五歩(77)")
-    assert pos.check(move).code == "bad_geometry"
+    assert pos.illegality(move).code == "bad_geometry"
 
 
 # ----- KI2: the JSA modifiers ------------------------------------------------------------------
@@ -299,10 +299,10 @@ def test_ki2_a_pinned_rival_needs_no_modifier():
     pos, table = ki2_table("k8/9/9/9/9/9/5K3/3G1G3/5r3 b - 1")
     assert table["6h5h"] == "▲５八金"
     assert parse_ki2_move(pos, "▲５八金") == M("6h5h")
-    # a text that names the pinned gold gets it, and Position.check says why it is illegal
+    # a text that names the pinned gold gets it, and Position.illegality says why it is illegal
     pinned = parse_ki2_move(pos, "▲５八金右")
     assert pinned == M("4h5h")
-    assert pos.check(pinned).code == "leaves_king_in_check"
+    assert pos.illegality(pinned).code == "leaves_king_in_check"
     # Kifu for Windows and rsshogi count the pinned gold as a rival
     assert ki2_move(pos, M("6h5h"), legal_only=False) == "▲５八金左"
 
@@ -390,10 +390,10 @@ def test_ki2_ambiguity_message_names_the_moves():
 def test_ki2_returns_moves_that_break_other_rules():
     pos = Position.from_sfen("k8/9/9/9/9/9/4P4/9/8K b P 1")
     move = parse_ki2_move(pos, "▲５五歩")           # the pawn on 5g cannot reach 5e
-    assert move == M("P*5e") and pos.check(move).code == "nifu"
+    assert move == M("P*5e") and pos.illegality(move).code == "nifu"
     pos = Position.from_sfen("k8/9/9/9/9/9/5K3/5G3/5r3 b - 1")
     move = parse_ki2_move(pos, "▲５八金")           # the only gold is pinned
-    assert move == M("4h5h") and pos.check(move).code == "leaves_king_in_check"
+    assert move == M("4h5h") and pos.illegality(move).code == "leaves_king_in_check"
 
 
 # ----- Western ----------------------------------------------------------------------------------
@@ -481,19 +481,19 @@ def expected_moves(corpus_path):
     """(start SFEN, USI moves) of a record in tests/fixtures/usi/real_games.usi."""
     games = FIXTURES / "usi" / "real_games.usi"
     if not games.exists():
-        pytest.skip("tests/fixtures/usi/real_games.usi is missing")
+        pytest.fail("tests/fixtures/usi/real_games.usi is missing")
     lines = games.read_text(encoding="utf-8").splitlines()
     for i, line in enumerate(lines):
         if line.startswith(f"# {corpus_path} #1") and lines[i + 1].startswith("sfen "):
             start, _, moves = lines[i + 1][5:].partition(" moves")
             return start, moves.split()
-    pytest.skip(f"{corpus_path} is not in real_games.usi")
+    pytest.fail(f"{corpus_path} is not in real_games.usi")
 
 
 def record_text(corpus_path):
     path = FIXTURES / "records" / corpus_path
     if not path.exists():
-        pytest.skip(f"tests/fixtures/records/{corpus_path} is missing")
+        pytest.fail(f"tests/fixtures/records/{corpus_path} is missing")
     data = path.read_bytes()
     try:
         return data.decode("utf-8-sig")

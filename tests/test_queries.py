@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from analytics import queries
+from analytics.filters import GameFilter
 from store import sql
 from analytics.position_input import (position_from_diagram, position_from_game,
                                       position_from_moves, position_from_sfen)
@@ -272,9 +274,11 @@ def test_symmetric_position_is_found_once(store_dir, corpus):
 # ----- explorer ----------------------------------------------------------------------------------
 
 
-def explored(store_dir, position, **filters) -> dict:
+def explored(store_dir, position, min_count: int = 1, **filters) -> dict:
+    found = queries.explore(store_dir, position, filters=GameFilter(**filters),
+                            min_count=min_count)
     return {m["move"]: (m["count"], m["black_wins"], m["white_wins"], m["draws"], m["other"],
-                        m["latest_date"]) for m in queries.explore(store_dir, position, **filters)}
+                        m["latest_date"]) for m in found}
 
 
 def explorer_positions(corpus) -> list:
@@ -358,11 +362,11 @@ def test_explorer_filters_match_the_brute_force(store_dir, corpus):
 
 def test_explorer_rejects_bad_filter_values(store_dir):
     with pytest.raises(ValueError, match="date_from: not a date"):
-        queries.explore(store_dir, Position(), date_from="yesterday")
+        queries.explore(store_dir, Position(), filters=GameFilter(date_from="yesterday"))
     with pytest.raises(ValueError, match="min_count"):
         queries.explore(store_dir, Position(), min_count=0)
     with pytest.raises(ValueError, match="player must be text"):
-        queries.explore(store_dir, Position(), player=3)
+        queries.explore(store_dir, Position(), filters=GameFilter(player=3))
 
 
 @pytest.mark.parametrize("field", ["player", "event", "handicap"])
@@ -714,3 +718,140 @@ def test_commands_are_click_commands():
                                                       sql_command))
     assert (search_command.name, explore_command.name, sql_command.name) == (
         "search", "explore", "sql")
+
+
+# ----- SQL: the limits, and what a query may not see ---------------------------------------------
+
+
+def test_sql_time_limit(store_dir):
+    started = time.perf_counter()
+    with pytest.raises(sql.SqlError, match=r"stopped after 0\.5 s: the time limit; raise it "
+                                           r"with --timeout") as stopped:
+        sql.run_sql(store_dir, "SELECT count(*) FROM range(1000000000000)", timeout=0.5)
+    assert stopped.value.limit == "time" and time.perf_counter() - started < 10
+    # the database goes on answering after an interrupted query
+    assert sql.run_sql(store_dir, "SELECT 1 AS one", timeout=5).rows == [(1,)]
+
+
+@pytest.mark.parametrize("query", [
+    "SELECT i FROM range(100000000) t(i) ORDER BY i DESC",
+    "SELECT a.key, b.key, c.key FROM positions a, positions b, positions c "
+    "ORDER BY a.ply + b.ply + c.ply",
+    "SELECT list(i) FROM range(500000000) t(i)",
+])
+def test_sql_memory_limit(store_dir, tmp_path, monkeypatch, query):
+    monkeypatch.chdir(tmp_path)  # DuckDB's default temp_directory is .tmp here
+    with pytest.raises(sql.SqlError, match=r"needs more than 64 MB of memory: .*raise the limit "
+                                           r"with --memory-limit") as stopped:
+        sql.run_sql(store_dir, query, memory_limit="64MB", timeout=60)
+    assert stopped.value.limit == "memory"
+    assert list(tmp_path.iterdir()) == []  # nothing spilled to disk
+
+
+def test_sql_limits_can_be_raised_and_are_checked(store_dir):
+    assert sql.run_sql(store_dir, "SELECT count(*) FROM range(3000000)", timeout=120,
+                       memory_limit="2GB").rows == [(3000000,)]
+    assert sql.run_sql(store_dir, "SELECT 1", timeout=None, memory_limit=None).rows == [(1,)]
+    assert sql.memory_size("1GB") == 10 ** 9 and sql.memory_size("512MiB") == 512 * 2 ** 20
+    for bad in ("lots", "1 PB", "1MB", -5, True):
+        with pytest.raises(ValueError):
+            sql.run_sql(store_dir, "SELECT 1", memory_limit=bad)
+    for bad in (0, -1, "30"):
+        with pytest.raises(ValueError, match="timeout"):
+            sql.run_sql(store_dir, "SELECT 1", timeout=bad)
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT current_setting('allowed_paths')",
+    "SELECT current_setting('secret_directory')",
+    "SELECT current_setting('temp_directory')",
+    "SELECT current_setting('home_directory')",
+    "SELECT CURRENT_SETTING('memory_limit')",
+    "SELECT name, value FROM duckdb_settings()",
+    "SELECT * FROM main.duckdb_settings() WHERE name LIKE '%dir%'",
+    "SELECT extension_name, install_path FROM duckdb_extensions()",
+    "SELECT * FROM duckdb_secrets()",
+    "SELECT * FROM which_secret('s3://bucket/x', 's3')",
+    "SELECT * FROM duckdb_databases()",
+    "SELECT * FROM duckdb_memory()",
+    "SELECT * FROM duckdb_temporary_files()",
+    "SELECT * FROM pragma_database_size()",
+    "SELECT * FROM pragma_platform()",
+    "SELECT * FROM pg_settings",
+    "SELECT * FROM pg_catalog.pg_settings",
+    "SELECT * FROM pragma_database_list",
+    "WITH s AS (SELECT current_setting('temp_directory') AS t) SELECT * FROM s",
+    "SELECT 1 WHERE EXISTS (SELECT * FROM duckdb_settings())",
+    "SELECT list_transform([1], x -> current_setting('temp_directory'))",
+    "SUMMARIZE SELECT current_setting('temp_directory') AS t",
+    "SELECT * FROM query('SELECT current_setting(''temp_directory'')')",
+    "SELECT * FROM query_table('pg_settings')",
+    "SELECT * FROM histogram_values(games, black)",
+])
+def test_sql_refuses_what_shows_the_settings_or_the_machine(store_dir, text):
+    with pytest.raises(sql.SqlError, match="is refused: it (shows the database's settings|runs "
+                                           "SQL given as text)"):
+        sql.run_sql(store_dir, text)
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT repeat('x', 1500000000)",
+    "SELECT length(lpad('x', 1500000000, 'y'))",
+    "SELECT rpad(black, 1500000000) FROM games",
+    "SELECT len(range(300000000))",
+    "SELECT unnest(generate_series(1, 300000000))",
+    "SELECT len(list_resize([1], 300000000))",
+    "SELECT bitstring('1', 2000000000)",
+    "SELECT printf('%01500000000d', 1)",
+    "SELECT printf('%0*d', 1500000000, 1)",
+    "SELECT printf(black, 1) FROM games",
+    "SELECT format('{:>1500000000}', 'x')",
+    "SELECT format('{:>{}}', 'x', 1500000000)",
+])
+def test_sql_refuses_values_no_limit_bounds(store_dir, text):
+    with pytest.raises(sql.SqlError, match="is refused: it (builds a value|takes a constant "
+                                           "format)"):
+        sql.run_sql(store_dir, text)
+
+
+def test_sql_keeps_what_is_harmless(store_dir):
+    assert sql.run_sql(store_dir, "SELECT count(*) FROM range(3)").rows == [(3,)]
+    assert sql.run_sql(store_dir, "SELECT * FROM generate_series(1, 2)").rows == [(1,), (2,)]
+    assert sql.run_sql(store_dir, "SELECT printf('%.1f%%', 12.345), format('{} {}', 1, 'a')"
+                       ).rows == [("12.3%", "1 a")]
+    assert sql.run_sql(store_dir, "SELECT histogram(winner) IS NOT NULL FROM games").rows == [
+        (True,)]
+    assert sql.run_sql(store_dir, "SELECT count(*) > 0 FROM duckdb_columns() "
+                       "WHERE table_name = 'games'").rows == [(True,)]
+
+
+def test_sql_hides_the_store_folder(store_dir):
+    root = str(Store(store_dir).root)
+    for text in ("SELECT sql FROM duckdb_views() WHERE NOT internal",
+                 "SELECT sql FROM sqlite_master",
+                 "SELECT view_definition FROM information_schema.views",
+                 "SELECT definition FROM pg_catalog.pg_views"):
+        shown = [str(v) for row in sql.run_sql(store_dir, text).rows for v in row]
+        assert shown and not any(root in v for v in shown), text
+        assert any("STORE/batches/" in v for v in shown), text
+    batch = next(iter(Store(store_dir).manifest()["batches"]))
+    missing = Store(store_dir).batch_dir(batch) / "nothing.parquet"
+    with pytest.raises(sql.SqlError) as failed:
+        sql.run_sql(store_dir, f"SELECT * FROM read_parquet('{missing}')")
+    assert root not in str(failed.value) and "STORE/batches/" in str(failed.value)
+
+
+def test_sql_command_limits(store_dir):
+    stopped = run(sql_command, "SELECT count(*) FROM range(1000000000000)", "--timeout", 0.5,
+                  "--store", store_dir)
+    assert stopped.exit_code == 1
+    assert "stopped after 0.5 s: the time limit; raise it with --timeout" in stopped.output
+    full = run(sql_command, "SELECT i FROM range(100000000) t(i) ORDER BY i DESC",
+               "--memory-limit", "64MB", "--store", store_dir)
+    assert full.exit_code == 1 and "needs more than 64 MB of memory" in full.output
+    raised = run(sql_command, "SELECT count(*) AS n FROM range(10)", "--timeout", 120,
+                 "--memory-limit", "2GB", "--format", "json", "--store", store_dir)
+    assert raised.exit_code == 0 and json.loads(raised.output)["rows"] == [[10]]
+    bad = run(sql_command, "SELECT 1", "--memory-limit", "lots", "--store", store_dir)
+    assert bad.exit_code == 2 and "Invalid value for '--memory-limit'" in bad.output
+    assert run(sql_command, "SELECT 1", "--timeout", 0, "--store", store_dir).exit_code == 2

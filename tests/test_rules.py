@@ -42,7 +42,7 @@ ILLEGAL = [
 def test_illegal_move_has_its_code(code, sfen, usi, piece):
     position = Position.from_sfen(sfen)
     move = Move.from_usi(usi)
-    reason = position.check(move, piece)
+    reason = position.illegality(move, piece)
     assert reason is not None and reason.code == code, reason
     assert reason.message  # a plain sentence for the user
     if piece is None:
@@ -72,52 +72,53 @@ LEGAL = [
 def test_legal_neighbours_are_accepted(sfen, usi):
     position = Position.from_sfen(sfen)
     move = Move.from_usi(usi)
-    assert position.check(move) is None
+    assert position.illegality(move) is None
     assert move in position.legal_moves()
 
 
 def test_pawn_push_mate_is_legal():
     position = Position.from_sfen("7nk/9/7GP/9/9/9/9/9/K8 b - 1")
     move = Move.from_usi("1c1b")
-    assert position.check(move) is None
+    assert position.illegality(move) is None
     position.push(move)
     assert position.is_check() and position.is_checkmate()
 
 
 def test_non_pawn_drop_mate_is_legal():
     position = Position.from_sfen(CORNER.format(hand="G"))
-    assert position.check(Move.from_usi("G*1b")) is None
+    assert position.illegality(Move.from_usi("G*1b")) is None
     position.push(Move.from_usi("G*1b"))
     assert position.is_checkmate()
 
 
 def test_uchifuzume_only_when_the_drop_mates():
     # the same drop is legal once the king can escape to 2a
-    assert Position.from_sfen("8k/9/7G1/9/9/9/9/9/K8 b P 1").check(Move.from_usi("P*1b")) is None
+    position = Position.from_sfen("8k/9/7G1/9/9/9/9/9/K8 b P 1")
+    assert position.illegality(Move.from_usi("P*1b")) is None
     # and a pawn drop that mates by discovered... cannot exist; a pawn drop elsewhere is fine
     position = Position.from_sfen(CORNER.format(hand="P"))
-    assert position.check(Move.from_usi("P*3b")) is None
+    assert position.illegality(Move.from_usi("P*3b")) is None
 
 
-def test_check_does_not_change_the_position():
+def test_illegality_does_not_change_the_position():
     position = Position.from_sfen(CORNER.format(hand="P"))
     before = (position.sfen(), position.key())
     for usi in ("P*1b", "2c2b", "2c1b", "P*1c", "9i9h"):
-        position.check(Move.from_usi(usi))
+        position.illegality(Move.from_usi(usi))
     assert (position.sfen(), position.key()) == before
 
 
 def test_named_piece_must_match():
     position = Position()
-    assert position.check(Move.from_usi("7g7f"), PAWN) is None
-    assert position.check(Move.from_usi("8i7g"), KNIGHT).code == "capture_own_piece"
-    assert position.check(Move.from_usi("6i5h"), GOLD) is None
+    assert position.illegality(Move.from_usi("7g7f"), PAWN) is None
+    assert position.illegality(Move.from_usi("8i7g"), KNIGHT).code == "capture_own_piece"
+    assert position.illegality(Move.from_usi("6i5h"), GOLD) is None
 
 
 def test_king_may_not_capture_a_protected_piece():
     position = Position.from_sfen("4k4/9/9/9/9/9/3s5/4g4/4K4 b - 1")
-    assert position.check(Move.from_usi("5i5h")).code == "leaves_king_in_check"
-    assert position.check(Move.from_usi("5i6i")).code == "leaves_king_in_check"
+    assert position.illegality(Move.from_usi("5i5h")).code == "leaves_king_in_check"
+    assert position.illegality(Move.from_usi("5i6i")).code == "leaves_king_in_check"
 
 
 def test_perft_from_the_start():

@@ -8,6 +8,8 @@ plain DuckDB, every stored main line is labelled again with ``labels.classify`` 
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
 import math
 import shutil
@@ -17,6 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from analytics import stats
+from analytics.filters import FilterError, GameFilter
+from analytics.results import Results
 from labels.classify import classify_game
 from store.relabel import relabel
 from store.folder import Store
@@ -81,8 +85,9 @@ def test_the_store_has_labels_for_the_brute_force_to_check(games):
 
 @pytest.mark.parametrize("filters", FILTERS)
 def test_results_match_brute_force(store, games, filters):
+    chosen = GameFilter(**filters)
     scope = [g for g in games if _in_scope(g, **filters)]
-    total = stats.results(store, **filters)
+    total = stats.results(store, filters=chosen)
     black, white, draws = _tally(g["winner"] for g in scope)
     assert (total["games"], total["black_wins"], total["white_wins"], total["draws"]) == \
         (len(scope), black, white, draws)
@@ -96,25 +101,26 @@ def test_results_match_brute_force(store, games, filters):
         if g["date"] is not None:
             by_year[g["date"].year].append(g["winner"])
     assert [(r["year"], r["games"], r["black_wins"], r["white_wins"], r["draws"])
-            for r in stats.results_by_year(store, **filters)] == \
+            for r in stats.results_by_year(store, filters=chosen)] == \
         [(y, len(w), *_tally(w)) for y, w in sorted(by_year.items())]
 
     by_reason = defaultdict(list)
     for g in scope:
         by_reason[g["reason"]].append(g["winner"])
     assert {r["reason"]: (r["games"], r["black_wins"], r["white_wins"], r["draws"])
-            for r in stats.results_by_reason(store, **filters)} == \
+            for r in stats.results_by_reason(store, filters=chosen)} == \
         {reason: (len(w), *_tally(w)) for reason, w in by_reason.items()}
 
     lengths = Counter(g["moves"] // 25 * 25 for g in scope)
     assert [(r["moves_from"], r["moves_to"], r["games"])
-            for r in stats.game_lengths(store, bucket=25, **filters)] == \
+            for r in stats.game_lengths(store, bucket=25, filters=chosen)] == \
         [(start, start + 24, n) for start, n in sorted(lengths.items())]
 
 
 @pytest.mark.parametrize("filters", FILTERS[:4])
 @pytest.mark.parametrize("kind", ["castle", "opening"])
 def test_label_frequencies_and_win_rates_match_brute_force(store, games, kind, filters):
+    chosen = GameFilter(**filters)
     scope = [g for g in games if _in_scope(g, **filters)]
     reached = defaultdict(list)
     yearly = defaultdict(set)
@@ -124,26 +130,27 @@ def test_label_frequencies_and_win_rates_match_brute_force(store, games, kind, f
                 reached[side, label].append(g)
                 if g["date"] is not None:
                     yearly[g["date"].year, side, label].add(g["game"])
-    frequencies = {(r["side"], r["label"]): r for r in stats.label_frequencies(store, kind, **filters)}
+    frequencies = {(r["side"], r["label"]): r
+                   for r in stats.label_frequencies(store, kind, filters=chosen)}
     assert {k: r["games"] for k, r in frequencies.items()} == {k: len(v) for k, v in reached.items()}
     for key, row in frequencies.items():
         assert row["share"] == round(len(reached[key]) / len(scope), 4)
 
     dated = Counter(g["date"].year for g in scope if g["date"] is not None)
-    by_year = stats.label_frequencies(store, kind, by_year=True, **filters)
+    by_year = stats.label_frequencies(store, kind, by_year=True, filters=chosen)
     assert {(r["year"], r["side"], r["label"]): r["games"] for r in by_year} == \
         {k: len(v) for k, v in yearly.items()}
     assert all(r["share"] == round(r["games"] / dated[r["year"]], 4) for r in by_year)
 
-    for row in stats.win_rates(store, kind, **filters):
+    for row in stats.win_rates(store, kind, filters=chosen):
         played = reached[row["side"], row["label"]]
         other = "white" if row["side"] == "black" else "black"
         winners = Counter(g["winner"] for g in played)
         assert (row["games"], row["wins"], row["losses"], row["draws"]) == \
             (len(played), winners[row["side"]], winners[other], winners["draw"])
 
-    assert stats.win_rates(store, kind, min_games=3, **filters) == \
-        [r for r in stats.win_rates(store, kind, **filters) if r["games"] >= 3]
+    assert stats.win_rates(store, kind, min_games=3, filters=chosen) == \
+        [r for r in stats.win_rates(store, kind, filters=chosen) if r["games"] >= 3]
 
 
 @pytest.mark.parametrize("kind, against", [("castle", "castle"), ("castle", "opening"),
@@ -167,16 +174,19 @@ def test_pairings_match_brute_force(store, games, kind, against):
 
 @pytest.mark.parametrize("filters", FILTERS[:3])
 def test_games_lists_the_games_in_scope_newest_first(store, games, filters):
+    chosen = GameFilter(**filters)
     scope = [g for g in games if _in_scope(g, **filters)]
     newest = sorted(scope, key=lambda g: (g["date"] is None, -(g["date"].toordinal()
                                                                 if g["date"] else 0), -g["game"]))
-    listed = stats.games(store, limit=10 ** 6, **filters)
+    listed = stats.games(store, limit=10 ** 6, filters=chosen)
     assert [g["game"] for g in listed] == [g["game"] for g in newest]
-    assert stats.games(store, limit=5, offset=3, **filters) == listed[3:8]
-    resigned = stats.games(store, reason="resign", winner="black", limit=10 ** 6, **filters)
+    assert stats.games(store, limit=5, offset=3, filters=chosen) == listed[3:8]
+    resigned = stats.games(store, limit=10 ** 6,
+                           filters=GameFilter(reason="resign", winner="black", **filters))
     assert {g["game"] for g in resigned} == {g["game"] for g in scope if g["reason"] == "resign"
                                              and g["winner"] == "black"}
-    short = stats.games(store, moves_from=10, moves_to=40, limit=10 ** 6, **filters)
+    short = stats.games(store, limit=10 ** 6,
+                        filters=GameFilter(moves_from=10, moves_to=40, **filters))
     assert {g["game"] for g in short} == {g["game"] for g in scope if 10 <= g["moves"] <= 40}
 
 
@@ -273,12 +283,12 @@ def test_overview(store, games):
     lambda s: stats.label_frequencies(s, "fortress"),
     lambda s: stats.win_rates(s, "castle", min_games=0),
     lambda s: stats.pairings(s, "castle", against="side"),
-    lambda s: stats.results(s, date_from="last year"),
+    lambda s: stats.results(s, filters=GameFilter(date_from="last year")),
     lambda s: stats.game_lengths(s, bucket=0),
     lambda s: stats.label_games(s, "美濃囲い", side="left"),
     lambda s: stats.findings(s, severity="fatal"),
     lambda s: stats.player_summary(s, "  "),
-    lambda s: stats.games(s, winner="nobody"),
+    lambda s: stats.games(s, filters=GameFilter(winner="nobody")),
     lambda s: stats.games(s, offset=-1),
 ])
 def test_bad_arguments_say_what_is_wrong(store, call):
@@ -288,8 +298,8 @@ def test_bad_arguments_say_what_is_wrong(store, call):
 
 def test_filter_values_are_never_sql(store):
     hostile = "x' OR 1=1; DROP TABLE games; --"
-    assert stats.results(store, player=hostile)["games"] == 0
-    assert stats.label_frequencies(store, "castle", event=hostile) == []
+    assert stats.results(store, filters=GameFilter(player=hostile))["games"] == 0
+    assert stats.label_frequencies(store, "castle", filters=GameFilter(event=hostile)) == []
     assert stats.player_summary(store, hostile) is None
     assert stats.findings(store, path=hostile) == []
     assert stats.results(store)["games"] > 0
@@ -300,6 +310,66 @@ def test_wilson_interval_is_the_textbook_one():
     assert stats.wilson(8, 10) == (0.4902, 0.9433)
     low, high = stats.wilson(50, 100)
     assert math.isclose(low + high, 1.0)
+
+
+def test_results_score_each_side_and_give_the_dicts_of_the_statistics():
+    results = Results(black=8, white=2, draws=0, other=3)
+    assert (results.games, results.decided) == (13, 10)
+    assert (results.score(), results.wilson()) == (0.8, stats.wilson(8, 10))
+    assert (results.score("white"), results.wilson("white")) == (0.2, stats.wilson(2, 10))
+    assert Results.for_side("white", wins=2, losses=8, draws=0, other=3) == results
+    assert results.side_dict("white") == {"games": 13, "wins": 2, "losses": 8, "draws": 0,
+                                          "score": 0.2, "ci_low": 0.0567, "ci_high": 0.5098}
+    assert list(results.as_dict(other=False)) == ["games", "black_wins", "white_wins", "draws",
+                                                 "black_score", "ci_low", "ci_high"]
+    assert Results(draws=2).score() == 0.5 and Results(other=4).score() is None
+    with pytest.raises(ValueError, match="side must be one of black, white"):
+        results.score("draw")
+
+
+def test_a_game_filter_is_checked_once_and_is_a_cache_key():
+    chosen = GameFilter(player="羽生", date_from="2000-01-01", handicap="平手")
+    assert chosen == GameFilter(player="羽生", date_from=datetime.date(2000, 1, 1),
+                                handicap="平手")
+    assert hash(chosen) == hash(GameFilter(player="羽生", date_from="2000-01-01 ",
+                                           handicap="平手"))
+    assert {chosen: 1}[chosen.replace(event=None)] == 1
+    assert chosen.chosen() == {"player": "羽生", "date_from": datetime.date(2000, 1, 1),
+                               "handicap": "平手"}
+    assert len(chosen.where()) == 3 and GameFilter().where() == [] and not GameFilter()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        chosen.player = "森内"
+    for values, message in [({"date_from": "2000-13-01"}, "date_from: not a date"),
+                            ({"player": 3}, "player must be text, not int"),
+                            ({"reason": " "}, "reason must be a non-empty name"),
+                            ({"winner": "black's"}, "winner must be one of"),
+                            ({"moves_to": -1}, "moves_to must be an integer of at least 0")]:
+        with pytest.raises(FilterError, match=message) as raised:
+            GameFilter(**values)
+        assert raised.value.field == next(iter(values))
+
+
+def test_player_summary_takes_a_player_filter_besides_the_player(store, games):
+    """The player's exact name and the ``player`` filter (a part of either name) are two
+    things: asking for both used to fail with "got multiple values for argument 'player'"."""
+    name = stats.players(store, limit=1)[0]["player"]
+    part = name[1:-1] if len(name) > 2 else name
+    mine = [g for g in games if name in (g["black"], g["white"])]
+    summary = stats.player_summary(store, name, filters=GameFilter(player=part))
+    assert summary["games"] == len(mine)  # every game of the player has the part in a name
+    assert summary == stats.player_summary(store, name)
+    rival = summary["opponents"][0]["opponent"]
+    assert stats.head_to_head(store, name, rival, filters=GameFilter(player=part)) == \
+        stats.head_to_head(store, name, rival)
+    elsewhere = GameFilter(player=rival) if part.lower() not in rival.lower() else None
+    if elsewhere is not None:  # the filter still narrows: only the games against the rival
+        narrowed = stats.player_summary(store, name, filters=elsewhere)
+        assert narrowed["games"] == sum(rival in (g["black"], g["white"]) for g in mine)
+    runner = CliRunner()
+    result = runner.invoke(main, ["stats", "player", name, "--player", part, "--store",
+                                  str(store), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output) == json.loads(json.dumps(summary))
 
 
 def test_relabel_gives_the_same_labels_and_moves_the_labels_batch(tmp_path, store):

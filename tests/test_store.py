@@ -140,6 +140,7 @@ ingest_paths(sys.argv[2:], sys.argv[1], batch_positions=1500)
 """
 
 
+@pytest.mark.slow  # kills several ingests: 5 s or more
 def test_sigkill_mid_ingest_leaves_a_sound_store(tmp_path):
     corpus = tmp_path / "corpus"
     for i in range(4):  # copies in different folders: same games, more files, more batches

@@ -17,7 +17,7 @@ a move and returns the text::
     wrong_turn
 
 Readers return moves whose text fits the board; whether the move is legal is still
-``Position.check``'s question (a pinned piece, 二歩, 打ち歩詰め ...).
+``Position.illegality``'s question (a pinned piece, 二歩, 打ち歩詰め ...).
 """
 
 from core.notation.errors import NotationError

@@ -12,12 +12,10 @@
 from __future__ import annotations
 
 from core.move import Move
-from core.pieces import ROOK, PAWN, COLOUR_NAMES, HAND_TYPES
+from core.pieces import ROOK, PAWN, COLOUR_NAMES, HAND_TYPES, ZONE
 from core.tables import REACH
 from core.notation.errors import NotationError
 from core.position import piece_name
-
-_ZONE_RANKS = ((0, 1, 2), (6, 7, 8))  # rank indexes (rank - 1) of each colour's promotion zone
 
 
 _ORIGINS: dict = {}  # code -> per destination, the (from-square, squares between) pairs
@@ -50,15 +48,15 @@ def reaching(position, piece_type: int, to: int) -> list:
 
 def may_promote(colour: int, piece_type: int, f: int, to: int) -> bool:
     """True if a ``piece_type`` moving from ``f`` to ``to`` has the choice (or duty) to promote."""
-    zone = _ZONE_RANKS[colour]
-    return PAWN <= piece_type <= ROOK and (f % 9 in zone or to % 9 in zone)
+    zone = ZONE[colour]
+    return PAWN <= piece_type <= ROOK and (zone[f] or zone[to])
 
 
 def board_move_legal(position, f: int, to: int) -> bool:
     """True if the piece on ``f`` may legally move to ``to``, promoting or not."""
-    if position.check(Move(f, to, False, None)) is None:
+    if position.illegality(Move(f, to, False, None)) is None:
         return True
-    return position.check(Move(f, to, True, None)) is None
+    return position.illegality(Move(f, to, True, None)) is None
 
 
 def resolve(position, text: str, to: int, promotion: bool, candidates: list, nothing: str) -> Move:
@@ -66,7 +64,7 @@ def resolve(position, text: str, to: int, promotion: bool, candidates: list, not
     narrowed to the legal ones; none or still several is a ``NotationError`` (``nothing`` is the
     message for none)."""
     if len(candidates) > 1:
-        legal = [f for f in candidates if position.check(Move(f, to, promotion, None)) is None]
+        legal = [f for f in candidates if position.illegality(Move(f, to, promotion, None)) is None]
         if legal:
             candidates = legal
     if len(candidates) == 1:

@@ -19,30 +19,24 @@ from __future__ import annotations
 import re
 from typing import NamedTuple, Optional
 
-from core.pieces import (PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING, PRO_PAWN,
-                         PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON)
+from core.pieces import KANJI_TYPES, FILE_DIGITS_FULL, RANK_KANJI
 from core.notation._common import bounded_store
 from core.notation.errors import NotationError
 
-PIECE_NAMES = {
-    "歩": PAWN, "香": LANCE, "桂": KNIGHT, "銀": SILVER, "金": GOLD, "角": BISHOP, "飛": ROOK,
-    "玉": KING, "王": KING, "と": PRO_PAWN, "成香": PRO_LANCE, "杏": PRO_LANCE,
-    "成桂": PRO_KNIGHT, "圭": PRO_KNIGHT, "成銀": PRO_SILVER, "全": PRO_SILVER,
-    "馬": HORSE, "龍": DRAGON, "竜": DRAGON,
-}
 _DIGIT = {}
 for _i in range(1, 10):
-    _DIGIT[str(_i)] = _DIGIT["０１２３４５６７８９"[_i]] = _DIGIT["〇一二三四五六七八九"[_i]] = _i
+    _DIGIT[str(_i)] = _DIGIT[FILE_DIGITS_FULL[_i]] = _DIGIT[RANK_KANJI[_i]] = _i
 _MARKS = {"▲": 0, "☗": 0, "▼": 0, "△": 1, "☖": 1, "▽": 1}
 _DIRECTIONS = {"上": "上", "行": "上", "入": "上", "引": "引", "寄": "寄"}
 _SIDES = "右左直"
 _ACTIONS = {"成": "成", "不成": "不成", "生": "不成", "打": "打"}
 
-_D = "1-9１-９一二三四五六七八九"
+_D = "1-9１-９" + RANK_KANJI[1:]
+_PIECES = "|".join(sorted(KANJI_TYPES, key=len, reverse=True))  # 成銀 before 銀
 _MOVE = re.compile(
     rf"\s*(?P<mark>[▲☗▼△☖▽])?\s*"
     rf"(?:(?P<file>[{_D}])(?P<rank>[{_D}])[ 　]*[同仝]?|[同仝])[ 　]*"
-    r"(?P<piece>成銀|成桂|成香|[歩香桂銀金角飛玉王と杏圭全馬龍竜])"
+    rf"(?P<piece>{_PIECES})"
     r"(?P<mods>[右左直上行入引寄]*)"
     r"(?P<action>不成|成|生|打)?"
     r"(?:[(（](?P<from>[1-9１-９]{2})[)）])?"
@@ -99,7 +93,7 @@ def _read(text: str) -> Tokens:
     from_square = None if f is None else (_DIGIT[f[0]] - 1) * 9 + _DIGIT[f[1]] - 1
     if from_square is not None and action == "打":
         raise NotationError("unparsable_move", "a drop (打) has no from-square", text)
-    return Tokens(mark, to, PIECE_NAMES[m["piece"]], side, direction, action, from_square)
+    return Tokens(mark, to, KANJI_TYPES[m["piece"]], side, direction, action, from_square)
 
 
 def destination(position, tok: Tokens, text: str, previous_to: Optional[int]) -> int:

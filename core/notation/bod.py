@@ -45,22 +45,16 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
-                         PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON,
-                         KANJI_SHORT, FILE_DIGITS_FULL, RANK_KANJI)
+from core.pieces import (BLACK, WHITE, HAND_TYPES, HAND_ORDER, KANJI_SHORT, KANJI_TYPES,
+                         FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES)
 from core.position import sfen_of, Position, SfenError
 from core.findings import Finding, ERROR, WARNING, INFO
 
 __all__ = ["read_bod", "bod_text", "BoardDiagram", "is_bod_line"]
 
 #: One-character piece names of the diagram (and of KIF's compact forms).
-PIECES = {
-    "歩": PAWN, "香": LANCE, "桂": KNIGHT, "銀": SILVER, "金": GOLD, "角": BISHOP, "飛": ROOK,
-    "玉": KING, "王": KING, "と": PRO_PAWN, "杏": PRO_LANCE, "圭": PRO_KNIGHT, "全": PRO_SILVER,
-    "馬": HORSE, "龍": DRAGON, "竜": DRAGON,
-}
-_HAND_PIECES = {"歩": PAWN, "香": LANCE, "桂": KNIGHT, "銀": SILVER, "金": GOLD, "角": BISHOP,
-                "飛": ROOK}
+PIECES = {name: t for name, t in KANJI_TYPES.items() if len(name) == 1}
+_HAND_PIECES = {name: t for name, t in PIECES.items() if t in HAND_TYPES}
 _EMPTY = frozenset("・･·")
 _WHITE_MARKS = frozenset("vV")
 _BLACK_MARKS = frozenset(" \u3000^+")
@@ -68,7 +62,7 @@ _RANKS = {ch: i for i, ch in enumerate(RANK_KANJI) if i}
 _DIGITS = {}
 for _i in range(1, 10):
     _DIGITS[str(_i)] = _DIGITS[FILE_DIGITS_FULL[_i]] = _i
-_KANJI_NUMBERS = {ch: i for i, ch in enumerate("〇一二三四五六七八九")}
+_KANJI_NUMBERS = {ch: i for i, ch in enumerate(RANK_KANJI)}
 #: (prefix, colour, handicap labels) of the hand lines.
 _HAND_LINES = (("後手の持駒", WHITE, False), ("先手の持駒", BLACK, False),
                ("上手の持駒", WHITE, True), ("下手の持駒", BLACK, True),
@@ -76,7 +70,6 @@ _HAND_LINES = (("後手の持駒", WHITE, False), ("先手の持駒", BLACK, Fal
                ("上手の持ち駒", WHITE, True), ("下手の持ち駒", BLACK, True))
 _TURN_LINES = {"先手番": (BLACK, False), "下手番": (BLACK, True),
                "後手番": (WHITE, False), "上手番": (WHITE, True)}
-_SFEN_HAND_ORDER = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
 _MAX_TEXT = 200
 
 
@@ -266,7 +259,7 @@ class BoardDiagram:
 
     def _hand(self, colour: int, text: str, number: int, line: str) -> None:
         if self.hand_lines[colour] is not None:
-            self._add(WARNING, f"a second hand line for {('Black', 'White')[colour]}; the "
+            self._add(WARNING, f"a second hand line for {COLOUR_NAMES[colour].capitalize()}; the "
                       "pieces are added", number, line)
         self.hand_lines[colour] = number
         body = text.strip()
@@ -372,18 +365,13 @@ class BoardDiagram:
                     "上手 (White) moves first, as in a handicap game", self.first_line))
             else:
                 turn = BLACK
-        sfen = board_sfen(self.board, self.hands, turn, self.move_number)
+        sfen = sfen_of(self.board, self.hands, turn, self.move_number)
         try:
             Position.from_sfen(sfen)
         except SfenError as error:
             self._add(ERROR, f"the diagram is not a position the rules engine accepts: {error}",
                       self.board_line or 0)
         return sfen
-
-
-def board_sfen(board: list, hands: list, turn: int, move_number: int = 1) -> str:
-    """The SFEN of 81 piece codes, two hands (counts by type) and the side to move."""
-    return sfen_of(board, hands, turn, move_number)
 
 
 def read_bod(lines, first_line_number: int = 1):
@@ -419,7 +407,7 @@ def read_bod(lines, first_line_number: int = 1):
 
 def _hand_text(hand: list) -> str:
     parts = []
-    for t in _SFEN_HAND_ORDER:
+    for t in HAND_ORDER:
         n = hand[t]
         if n <= 0:
             continue

@@ -24,11 +24,10 @@ A time suffix (``+7776FU,T12``) is ignored.
 from __future__ import annotations
 
 from core.move import Move
-from core.pieces import CSA_CODES, COLOUR_NAMES, HAND_TYPES, PROMOTE, can_promote
+from core.pieces import CSA_CODES, CSA_TYPES, COLOUR_NAMES, HAND_TYPES, PROMOTE, can_promote
 from core.notation._common import bounded_store
 from core.notation.errors import NotationError
 
-_CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
 _DIGITS = "123456789"
 #: text -> (colour or None, from-square or None, to-square, piece type, Move, promoting Move)
 _CACHE: dict = {}
@@ -46,7 +45,7 @@ def _tokens(text: str):
         core = core[1:]
     if len(core) != 6 or not core[:4].isdigit() or not core[:4].isascii():
         raise NotationError("unparsable_move", "expected a CSA move like +7776FU or -0055KA", text)
-    piece_type = _CODE_TYPES.get(core[4:])
+    piece_type = CSA_TYPES.get(core[4:])
     if piece_type is None:
         raise NotationError("unparsable_move", f"unknown CSA piece {core[4:]!r}", text)
     if core[2] not in _DIGITS or core[3] not in _DIGITS:

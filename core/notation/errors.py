@@ -22,13 +22,10 @@ The codes:
 * ``no_previous_move``: 同 ("same square") with no previous move to refer to.
 
 A move a reader returns may still break a rule (a pinned piece, 二歩, ...): the caller asks
-``Position.check`` about it, as for any other move.
+``Position.illegality`` about it, as for any other move.
 """
 
 from __future__ import annotations
-
-CODES = ("unparsable_move", "wrong_turn", "no_piece", "no_matching_move", "ambiguous_move",
-         "not_in_hand", "no_previous_move")
 
 
 class NotationError(ValueError):

@@ -35,7 +35,7 @@ previous move's) and ``relative`` (KI2's 右/左/上/引/寄/直/打 as letters)
 
 A move object may also be given as its JSON text (as ``ingest.jkf`` stores it). ``relative`` is
 not checked: the squares say which piece moves. A returned move still has to pass
-``Position.check`` (a pinned piece, 二歩, a promotion outside the zone …).
+``Position.illegality`` (a pinned piece, 二歩, a promotion outside the zone …).
 """
 
 from __future__ import annotations
@@ -44,13 +44,13 @@ import json
 from typing import Optional
 
 from core.move import Move
-from core.pieces import (BLACK, WHITE, COLOUR_NAMES, CSA_CODES, HAND_TYPES, PROMOTE, can_promote)
+from core.pieces import (BLACK, WHITE, COLOUR_NAMES, CSA_CODES, CSA_TYPES, HAND_TYPES, PROMOTE,
+                         can_promote)
 from core.notation._common import may_promote
 from core.position import piece_name
 from core.notation.errors import NotationError
 from core.notation.ki2 import ki2_move
 
-_CODE_TYPES = {code: t for t, code in enumerate(CSA_CODES) if code}
 #: KI2's modifiers as JKF's ``relative`` letters (右 R, 左 L, 直 C, 上 U, 寄 M, 引 D, 打 H).
 _RELATIVE = {"右": "R", "左": "L", "直": "C", "上": "U", "寄": "M", "引": "D", "打": "H"}
 
@@ -137,7 +137,7 @@ def parse_jkf_move(position, move_obj, previous: Optional[Move] = None) -> Move:
         text = _text(move_obj)
 
     code = move_obj.get("piece")
-    piece_type = _CODE_TYPES.get(code) if isinstance(code, str) else None
+    piece_type = CSA_TYPES.get(code) if isinstance(code, str) else None
     if piece_type is None:
         raise NotationError("unparsable_move", f"'piece' must be a CSA piece code (FU … RY), "
                             f"not {_text(code)}", text)
@@ -164,7 +164,7 @@ def parse_jkf_move(position, move_obj, previous: Optional[Move] = None) -> Move:
 
     capture = move_obj.get("capture")
     if capture is not None:
-        captured = _CODE_TYPES.get(capture) if isinstance(capture, str) else None
+        captured = CSA_TYPES.get(capture) if isinstance(capture, str) else None
         if captured is None:
             raise NotationError("unparsable_move", f"'capture' must be a CSA piece code, not "
                                 f"{_text(capture)}", text)

@@ -27,7 +27,7 @@ which there are at most two) they say which of the candidates is further right /
 
 ``parse_ki2_move`` considers the pieces whose move fits the board (path clear, no capture of its
 own piece), applies the modifiers, and only if several remain keeps the legal ones. The move it
-returns may still be illegal (a pinned piece, 二歩): ask ``Position.check``.
+returns may still be illegal (a pinned piece, 二歩): ask ``Position.illegality``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Optional
 
 from core.move import Move
 from core.pieces import (BLACK, LANCE, BISHOP, ROOK, HORSE, DRAGON, HAND_TYPES, KANJI,
-                         FILE_DIGITS_FULL, RANK_KANJI)
+                         FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES)
 from core.notation._common import reaching, may_promote, board_move_legal, drop_of, resolve
 from core.notation._japanese import tokens, destination, check_mark
 from core.notation.errors import NotationError
@@ -107,7 +107,7 @@ def parse_ki2_move(position, text: str, previous_to: Optional[int] = None) -> Mo
     promotion = tok.action == "成"
     chosen = _select(position.turn, kind, to, found, tok.side, tok.direction)
     return resolve(position, text, to, promotion, chosen, f"no {KANJI[kind]} of "
-                   f"{('Black', 'White')[position.turn]} fits {text.strip()}")
+                   f"{COLOUR_NAMES[position.turn].capitalize()} fits {text.strip()}")
 
 
 def _is_drop(position, kind: int, to: int, found: list) -> bool:
@@ -118,7 +118,7 @@ def _is_drop(position, kind: int, to: int, found: list) -> bool:
         return True
     if any(board_move_legal(position, f, to) for f in found):
         return False
-    return position.check(Move(None, to, False, kind)) is None
+    return position.illegality(Move(None, to, False, kind)) is None
 
 
 def ki2_move(position, move: Move, previous_to: Optional[int] = None, mark: bool = True, *,

@@ -24,13 +24,13 @@ from __future__ import annotations
 import re
 
 from core.move import Move
-from core.pieces import WESTERN_LETTERS, square_name
+from core.pieces import WESTERN_LETTERS, HORSE, DRAGON, square_name
 from core.notation._common import (reaching, may_promote, board_move_legal, drop_of,
                                    bounded_store, resolve)
 from core.notation.errors import NotationError
 
 _LETTER_TYPES = {letter: t for t, letter in enumerate(WESTERN_LETTERS) if letter}
-_LETTER_TYPES.update({"D": 14, "H": 13})
+_LETTER_TYPES.update({"D": DRAGON, "H": HORSE})
 _MOVE = re.compile(r"\s*(?P<piece>\+[PLNSBR]|[PLNSGBRKDH])(?P<from>[1-9][a-i])?(?P<op>[-x*@])"
                    r"(?P<to>[1-9][a-i])(?P<promo>[+=])?\s*")
 _CACHE: dict = {}  # text -> (piece type, from square or None, drop?, to, promotion)

@@ -12,13 +12,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analytics import queries
+from analytics.results import Results
 from core.handicap import EVEN, HANDICAPS
-from dashboard import board, display, filters, lookups, nav, position_form
+from dashboard import board, display, filters, nav, position_form
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
-explore = stored(lookups.explore)
-search = stored(lookups.search)
+# the position is given as its SFEN: plain text, for the cache
+explore = stored(queries.explore)
+search = stored(queries.search)
 
 #: Rows of the moves table shown without scrolling.
 SHOWN = 30
@@ -99,8 +102,9 @@ def moves_table(found: list, start: str, moves: list, sfen: str) -> None:
 
 
 def _black_score(m: dict):
-    decided = m["black_wins"] + m["white_wins"] + m["draws"]
-    return 100 * (m["black_wins"] + m["draws"] / 2) / decided if decided else None
+    """▲先手's score in the games of a move (a percentage; None when none is decided)."""
+    score = Results(m["black_wins"], m["white_wins"], m["draws"], m["other"]).score()
+    return None if score is None else 100 * score
 
 
 def play_moves(current_sfen: str, start: str, moves: list) -> None:
@@ -123,10 +127,9 @@ def play_moves(current_sfen: str, start: str, moves: list) -> None:
 def main() -> None:
     require_store()
     st.title("定跡 Opening explorer")
-    chosen = filters.game_filters()
-    min_count = st.sidebar.number_input("Moves played in at least", min_value=1, value=1,
-                                        step=1, key="explorer-min", persist_state="session",
-                                        help="games (leave out the rarer moves)")
+    chosen = filters.game_filter()
+    min_count = filters.at_least("Moves played in at least", "explorer-min",
+                                 help="games (leave out the rarer moves)")
 
     try:
         start, start_sfen, moves = line_from_url()
@@ -166,7 +169,7 @@ def main() -> None:
 
     with right:
         try:
-            found = explore(sfen, min_count=int(min_count), **chosen)
+            found = explore(sfen, filters=chosen, min_count=min_count)
         except ValueError as error:
             st.error(str(error), icon=":material/warning:")
             return

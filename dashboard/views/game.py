@@ -157,7 +157,7 @@ def labels_tab(game: int, last: int) -> None:
             for label in by_side.get(side, ()):
                 kind = "囲い" if label["kind"] == "castle" else "戦型"
                 star = "★ " if label["primary"] else ""
-                english = display.label_names().get(label["label"])
+                english = stats.label_names().get(label["label"])
                 st.button(f"{star}{label['label']} · {kind} · {label['ply']}手",
                           key=f"label-{side}-{label['kind']}-{label['label']}",
                           on_click=set_ply, args=(min(label["ply"] or 0, last),),
@@ -171,11 +171,9 @@ def variations_tab(record: dict) -> None:
     if not rows:
         st.caption("The record has no variations.")
         return
-    lines = defaultdict(list)
-    for row in rows:
-        lines[row["line"]].append(row)
+    lines = stored_game.variation_lines(rows)
     options = {}
-    for number, moves in sorted(lines.items()):
+    for number, moves in lines.items():
         parent = moves[0]["parent"]
         branch = f"off 変化 {parent}" if parent else "off the main line"
         options[number] = (f"変化 {number} · from ply {moves[0]['ply']} {branch} · "

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
+from analytics.filters import GameFilter
 from dashboard import board, charts, display, filters, nav
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
@@ -50,19 +51,18 @@ def pick_label(rates: list, kind: str) -> str | None:
     return label
 
 
-def label_panel(label: str, rates: list, chosen: dict) -> None:
+def label_panel(label: str, rates: list, chosen: GameFilter) -> None:
     """The board where the label was reached in its latest game, its numbers per side, and
     example games (a click opens one at that ply)."""
-    examples = label_games(label, limit=20, **chosen)
+    examples = label_games(label, limit=20, filters=chosen)
     left, right = st.columns([5, 7], gap="large")
     with left:
         if examples:
             first = examples[0]
-            board.show_game_board(first["game"], first["ply"] or 0,
-                                  turned=first["side"] == "white",
-                                  caption=f"{display.label_text(label)} — reached by "
-                                          f"{display.SIDES[first['side']]} at ply {first['ply']} "
-                                          f"of game {first['game']}")
+            board.show_seat_board(first, first["ply"] or 0,
+                                  f"{display.label_text(label)} — reached by "
+                                  f"{display.SIDES[first['side']]} at ply {first['ply']} of "
+                                  f"game {first['game']}")
     with right:
         cells = st.columns(2)
         for cell, side in zip(cells, ("black", "white")):
@@ -81,9 +81,10 @@ def label_panel(label: str, rates: list, chosen: dict) -> None:
         games_table(examples, key=f"examples-{label}", height=min(38 + 35 * len(examples), 400))
 
 
-def frequencies_tab(kind: str, top: list, chosen: dict, min_games: int, primary: bool) -> None:
+def frequencies_tab(kind: str, top: list, chosen: GameFilter, min_games: int,
+                    primary: bool) -> None:
     rows = label_frequencies(kind=kind, by_year=True, min_games=1, primary_only=primary,
-                             **chosen)
+                             filters=chosen)
     if rows:
         for column, side in zip(st.columns(2), ("black", "white")):
             with column:
@@ -91,7 +92,8 @@ def frequencies_tab(kind: str, top: list, chosen: dict, min_games: int, primary:
                 charts.draw(charts.share_over_time, rows, top, side)
     else:
         st.caption("No dated game in scope.")
-    overall = label_frequencies(kind=kind, min_games=min_games, primary_only=primary, **chosen)
+    overall = label_frequencies(kind=kind, min_games=min_games, primary_only=primary,
+                                filters=chosen)
     table = {}
     for row in overall:
         entry = table.setdefault(row["label"], {"label": row["label"]})
@@ -148,11 +150,11 @@ def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
                               "interval": st.column_config.TextColumn("95% interval")})
 
 
-def pairings_tab(kind: str, chosen: dict, min_games: int) -> None:
+def pairings_tab(kind: str, chosen: GameFilter, min_games: int) -> None:
     against = st.segmented_control("△後手's side", ["castle", "opening"], default=kind,
                                    format_func=display.KINDS.get, key=f"against-{kind}",
                                    required=True)
-    rows = pairings(kind=kind, against=against, min_games=min_games, **chosen)
+    rows = pairings(kind=kind, against=against, min_games=min_games, filters=chosen)
     if not rows:
         st.caption("No pairing in scope.")
         return
@@ -179,10 +181,9 @@ def pairings_tab(kind: str, chosen: dict, min_games: int) -> None:
 def main() -> None:
     require_store()
     st.title("戦型・囲い Openings & castles")
-    chosen = filters.game_filters()
-    min_games = st.sidebar.number_input("Labels played in at least", min_value=1, value=1,
-                                        step=1, key="openings-min", persist_state="session",
-                                        help="games (for the tables and charts)")
+    chosen = filters.game_filter()
+    min_games = filters.at_least("Labels played in at least", "openings-min",
+                                 help="games (for the tables and charts)")
     primary = st.sidebar.toggle("Main label of each side only", key="openings-primary",
                                 persist_state="session", help="Count only each side's most "
                                 "specific castle or opening of the game")
@@ -194,7 +195,7 @@ def main() -> None:
                                 on_change=forget_label)
     nav.to_url("kind", kind, "castle")
     try:
-        rates = win_rates(kind=kind, primary_only=primary, **chosen)
+        rates = win_rates(kind=kind, primary_only=primary, filters=chosen)
     except ValueError as error:
         st.error(str(error), icon=":material/warning:")
         return

@@ -7,15 +7,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analytics import stats
+from analytics import queries, stats
+from analytics.results import Results
 from core.position import Position
-from dashboard import board, display, lookups, nav
+from dashboard import board, display, nav
 from dashboard.state import require_store, stored
 
 overview = stored(stats.overview)
-results = stored(stats.results)
 label_frequencies = stored(stats.label_frequencies)
-explore = stored(lookups.explore)
+explore = stored(queries.explore)
 
 TOP = 10
 
@@ -47,13 +47,12 @@ def ingest_metrics(size: dict) -> None:
 
 
 def results_glance(size: dict) -> None:
-    total = results()
     by = size["results"]
-    st.html(display.result_bar(by["black"], by["draw"], by["white"], by["none"], height=30))
-    st.caption(f"▲先手勝ち {by['black']:,} · 引き分け {by['draw']:,} · △後手勝ち {by['white']:,} · "
-               f"no result {by['none']:,} — ▲先手's score "
-               f"{display.score_text(total['black_score'], total['ci_low'], total['ci_high'])} "
-               f"over the decided games")
+    total = Results(by["black"], by["white"], by["draw"], by["none"])
+    st.html(display.result_bar(total.black, total.draws, total.white, total.other, height=30))
+    st.caption(f"▲先手勝ち {total.black:,} · 引き分け {total.draws:,} · △後手勝ち {total.white:,} · "
+               f"no result {total.other:,} — ▲先手's score "
+               f"{display.score_text(total.score(), *total.wilson())} over the decided games")
     st.page_link(nav.RESULTS.path, label="Results over time, by reason, game lengths",
                  icon=nav.RESULTS.icon)
 

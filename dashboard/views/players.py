@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
+from analytics.filters import GameFilter
 from dashboard import board, display, filters, nav
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
@@ -88,7 +89,7 @@ def labels_table(rows: list, kind: str, key: str) -> None:
         st.switch_page(nav.OPENINGS.path, query_params={"kind": kind, "label": label})
 
 
-def opponents_section(player: str, summary: dict, chosen: dict) -> None:
+def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
     opponents = summary["opponents"]
     if not opponents:
         st.caption("No named opponent.")
@@ -101,7 +102,7 @@ def opponents_section(player: str, summary: dict, chosen: dict) -> None:
         st.session_state["opponent"] = names[0]
     opponent = st.selectbox("Against", names, key="opponent", format_func=labels.get)
     nav.to_url("opponent", opponent)
-    record = head_to_head(player, opponent, **chosen)
+    record = head_to_head(player, opponent, filters=chosen)
     cells = st.columns(3)
     cells[0].metric("Games", f"{len(record['games']):,}", border=True)
     cells[1].metric("Wins · draws · losses", f"{record['wins']} · {record['draws']} · "
@@ -116,8 +117,8 @@ def opponents_section(player: str, summary: dict, chosen: dict) -> None:
                 height=min(38 + 35 * len(record["games"]), 400))
 
 
-def player_page(player: str, chosen: dict) -> None:
-    summary = player_summary(player, **chosen)
+def player_page(player: str, chosen: GameFilter) -> None:
+    summary = player_summary(player, filters=chosen)
     if summary is None:
         st.warning(f"No game in scope has a player named {player!r}"
                    + (f" ({filters.describe(chosen)})" if chosen else "")
@@ -135,11 +136,9 @@ def player_page(player: str, chosen: dict) -> None:
     with left:
         if recent:
             last = recent[0]
-            board.show_game_board(last["game"], last["moves"] or 0,
-                                  turned=last["side"] == "white",
-                                  caption=f"Latest game ({last['date'] or 'undated'}), final "
-                                          f"position: "
-                                          f"{display.result_text(last['winner'], last['reason'])}")
+            board.show_seat_board(last, last["moves"] or 0,
+                                  f"Latest game ({last['date'] or 'undated'}), final position: "
+                                  f"{display.result_text(last['winner'], last['reason'])}")
     with right:
         st.markdown("**Latest games**")
         games_table(recent, key=f"recent-{player}", ply=False,
@@ -158,9 +157,9 @@ def player_page(player: str, chosen: dict) -> None:
 def main() -> None:
     require_store()
     st.title("棋士 Players")
-    chosen = filters.game_filters()
+    chosen = filters.game_filter()
     try:
-        listed = players(limit=LISTED, **chosen)
+        listed = players(limit=LISTED, filters=chosen)
     except ValueError as error:
         st.error(str(error), icon=":material/warning:")
         return

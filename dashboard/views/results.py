@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
+from analytics.filters import GameFilter
 from dashboard import board, charts, display, filters
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
@@ -39,7 +40,7 @@ def headline(total: dict) -> None:
                                total["other"], height=28))
 
 
-def reasons_section(rows: list, chosen: dict) -> None:
+def reasons_section(rows: list, chosen: GameFilter) -> None:
     named = [{**r, "label": display.reason_text(r["reason"])} for r in rows]
     left, right = st.columns([7, 5], gap="large")
     with left:
@@ -59,13 +60,14 @@ def reasons_section(rows: list, chosen: dict) -> None:
     if picked.selection.rows and picked.selection.rows[0] < len(rows):
         reason = rows[picked.selection.rows[0]]["reason"]
         examples(f"Games ended by {display.reason_text(reason)}",
-                 result_games(reason=reason, limit=20, **chosen), f"reason-{reason}")
+                 result_games(limit=20, filters=chosen.replace(reason=reason)),
+                 f"reason-{reason}")
 
 
-def lengths_section(chosen: dict) -> None:
+def lengths_section(chosen: GameFilter) -> None:
     bucket = st.segmented_control("Moves per bar", [5, 10, 20, 50], default=10,
                                   key="length-bucket", required=True)
-    rows = game_lengths(bucket=bucket, **chosen)
+    rows = game_lengths(bucket=bucket, filters=chosen)
     left, right = st.columns([7, 5], gap="large")
     with left:
         charts.draw(charts.game_lengths, rows)
@@ -79,8 +81,9 @@ def lengths_section(chosen: dict) -> None:
     if picked.selection.rows:
         row = rows[picked.selection.rows[0]]
         examples(f"Games of {row['moves_from']}–{row['moves_to']} moves",
-                 result_games(moves_from=row["moves_from"], moves_to=row["moves_to"], limit=20,
-                              **chosen), f"length-{bucket}-{row['moves_from']}")
+                 result_games(limit=20, filters=chosen.replace(moves_from=row["moves_from"],
+                                                               moves_to=row["moves_to"])),
+                 f"length-{bucket}-{row['moves_from']}")
 
 
 def examples(title: str, games: list, key: str) -> None:
@@ -102,9 +105,9 @@ def examples(title: str, games: list, key: str) -> None:
 def main() -> None:
     require_store()
     st.title("勝敗 Results")
-    chosen = filters.game_filters()
+    chosen = filters.game_filter()
     try:
-        total = results(**chosen)
+        total = results(filters=chosen)
     except ValueError as error:
         st.error(str(error), icon=":material/warning:")
         return
@@ -115,13 +118,13 @@ def main() -> None:
     headline(total)
 
     st.subheader("▲先手's score over the years")
-    years = results_by_year(**chosen)
+    years = results_by_year(filters=chosen)
     if any(r["black_score"] is not None for r in years):
         charts.draw(charts.score_by_year, years)
     else:
         st.caption("No dated, decided game in scope.")
     st.subheader("How games end")
-    reasons_section(results_by_reason(**chosen), chosen)
+    reasons_section(results_by_reason(filters=chosen), chosen)
     st.subheader("Game lengths")
     lengths_section(chosen)
 

@@ -11,13 +11,15 @@ import math
 
 import streamlit as st
 
+from analytics import queries
 from core.position import Position
-from dashboard import board, display, lookups, nav, position_form
+from dashboard import board, display, nav, position_form
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
-search = stored(lookups.search)
-occurrences = stored(lookups.occurrences)
+# the position is given as its SFEN: plain text, for the cache
+search = stored(queries.search)
+occurrences = stored(queries.occurrences)
 
 PAGE_SIZES = (25, 50, 100, 200)
 EXAMPLES = {"▲７六歩 △３四歩 ▲２六歩": "7g7f 3c3d 2g2f", "▲２六歩 △８四歩": "2g2f 8c8d",

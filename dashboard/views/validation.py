@@ -14,12 +14,11 @@ import streamlit as st
 
 from analytics import stats
 from core.position import Position
-from dashboard import board, lookups, nav
+from dashboard import board, nav
 from dashboard.state import require_store, stored
 
 finding_counts = stored(stats.finding_counts)
 findings = stored(stats.findings)
-game_position = stored(lookups.game_position)
 
 PAGE = 50
 SEVERITIES = {"error": "✖ error", "warning": "⚠ warning", "info": "ℹ info"}
@@ -100,10 +99,10 @@ def finding_detail(finding: dict) -> None:
             return
         before = max(0, (ply or 1) - 1)
         try:
-            at = game_position(game, before)
+            at = board.game_position(game, before)
         except ValueError:
             try:  # the replay stopped earlier: show where it stopped
-                at = game_position(game, 0)
+                at = board.game_position(game, 0)
                 before = 0
             except ValueError as error:
                 st.warning(str(error))

@@ -1,0 +1,139 @@
+"""The games a question looks at: one ``GameFilter``, taken by the opening explorer
+(``analytics.queries.explore``) and every statistic of ``analytics.stats``, made once where the
+user's values come in (the command line's options, the dashboard's sidebar) and checked there.
+
+A ``GameFilter`` is frozen and hashable, so it is also a cache key (the dashboard's cached
+answers key on it), and it makes the conditions on the games in one place (``where``)::
+
+    >>> chosen = GameFilter(player="羽生", date_from="2000-01-01")
+    >>> chosen
+    GameFilter(player='羽生', date_from=datetime.date(2000, 1, 1))
+    >>> chosen == GameFilter(player="羽生", date_from=datetime.date(2000, 1, 1))
+    True
+    >>> len({chosen, GameFilter(player="羽生", date_from="2000-01-01")}), len(chosen.where())
+    (1, 2)
+    >>> bool(GameFilter()), bool(chosen), chosen.replace(player=None)
+    (False, True, GameFilter(date_from=datetime.date(2000, 1, 1)))
+
+Bad values are refused when the filter is made, saying which and why::
+
+    >>> GameFilter(date_to="yesterday")
+    Traceback (most recent call last):
+    ...
+    analytics.filters.FilterError: date_to: not a date: 'yesterday' (expected YYYY-MM-DD)
+    >>> GameFilter(winner="nobody")
+    Traceback (most recent call last):
+    ...
+    analytics.filters.FilterError: winner must be one of black, white, draw, none, not 'nobody'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import operator
+from typing import Optional
+
+import sqlalchemy as sa
+
+from analytics import checks
+from store.engine import game_summary
+
+__all__ = ["GameFilter", "FilterError", "WINNERS"]
+
+#: The values of a game's ``winner``.
+WINNERS = ("black", "white", "draw", "none")
+
+
+class FilterError(ValueError):
+    """A filter value that is refused: ``field`` names the filter, ``problem`` says what is
+    wrong with the value (the message without the field's name in front)."""
+
+    def __init__(self, message: str, field: str):
+        super().__init__(message)
+        self.field = field
+        self.problem = message.removeprefix(f"{field}: ")
+
+
+@dataclasses.dataclass(frozen=True)
+class GameFilter:
+    """Which games count (every field None: all of them).
+
+    - ``player``: a case-insensitive part of ▲'s or △'s name;
+    - ``date_from``, ``date_to``: the game's date, inclusive (a ``date`` or ISO text; undated
+      games are left out once either is given);
+    - ``event``: a case-insensitive part of the event's name;
+    - ``handicap``: the normalized handicap exactly (``平手``, ``香落ち`` …);
+    - ``reason``: how the game ended, exactly (``resign``, ``checkmate`` …);
+    - ``winner``: ``black``, ``white``, ``draw`` or ``none``;
+    - ``moves_from``, ``moves_to``: the number of moves replayed, inclusive.
+    """
+
+    player: Optional[str] = None
+    date_from: Optional[datetime.date] = None
+    date_to: Optional[datetime.date] = None
+    event: Optional[str] = None
+    handicap: Optional[str] = None
+    reason: Optional[str] = None
+    winner: Optional[str] = None
+    moves_from: Optional[int] = None
+    moves_to: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is not None:
+                try:
+                    value = _CHECKS[field.name](value, field.name)
+                except ValueError as error:
+                    raise FilterError(str(error), field.name) from None
+                object.__setattr__(self, field.name, value)
+
+    def __repr__(self) -> str:
+        chosen = ", ".join(f"{name}={value!r}" for name, value in self.chosen().items())
+        return f"GameFilter({chosen})"
+
+    def __bool__(self) -> bool:
+        """True when any filter is set (an empty filter lets every game through)."""
+        return bool(self.chosen())
+
+    def chosen(self) -> dict:
+        """The filters that are set, by name, in the order of the fields."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
+                if getattr(self, field.name) is not None}
+
+    def replace(self, **changes) -> GameFilter:
+        """This filter with some fields changed (None unsets one); checked like a new one."""
+        return dataclasses.replace(self, **changes)
+
+    def where(self) -> list:
+        """The conditions on ``store.engine.game_summary`` (the games view, one row a game)
+        that keep the games of this filter; every value is a bound parameter."""
+        g = game_summary.c
+        conditions = []
+        for name in ("player", "event"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            needle = sa.bindparam(name, value.lower())
+            columns = (g.black, g.white) if name == "player" else (g.event,)
+            conditions.append(sa.or_(*(sa.func.contains(sa.func.lower(c), needle)
+                                       for c in columns)))
+        for name, column, compare in (
+                ("handicap", g.handicap, operator.eq), ("reason", g.reason, operator.eq),
+                ("winner", g.winner, operator.eq), ("date_from", g.date, operator.ge),
+                ("date_to", g.date, operator.le), ("moves_from", g.moves, operator.ge),
+                ("moves_to", g.moves, operator.le)):
+            value = getattr(self, name)
+            if value is not None:
+                conditions.append(compare(column, sa.bindparam(name, value)))
+        return conditions
+
+_CHECKS = {
+    "player": checks.text, "event": checks.text, "handicap": checks.text,
+    "date_from": checks.date, "date_to": checks.date,
+    "reason": checks.name,
+    "winner": lambda value, name: checks.choice(value, name, WINNERS),
+    "moves_from": lambda value, name: checks.at_least(value, name, 0),
+    "moves_to": lambda value, name: checks.at_least(value, name, 0),
+}
