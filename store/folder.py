@@ -441,7 +441,8 @@ def damage_message(error: Exception, root: Path) -> str | None:
     text = str(error)
     match = re.search("(?:" + re.escape(str(root)) + r"|STORE)/batches/(b\d{6})/(\w+\.parquet)",
                       text)
-    if match is None:
+    if match is None or match.group(2)[:-len(".parquet")] not in TABLES \
+            or text.startswith("Permission Error"):  # a file a query may not read: not damage
         return None
     reason = text.splitlines()[0].replace(str(root), "STORE")
     return _damaged(root, root / "batches" / match.group(1) / match.group(2), reason)

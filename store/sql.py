@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import threading
 from typing import NamedTuple, Optional
@@ -57,7 +58,7 @@ from typing import NamedTuple, Optional
 import duckdb
 
 from store.engine import LOCK, Handle, as_store, remember
-from store.folder import Store
+from store.folder import Store, StoreDamaged, damage_message
 from store.schema import TABLES
 
 __all__ = ["run_sql", "check_sql", "SqlError", "SqlResult", "memory_size", "DEFAULT_TIMEOUT",
@@ -227,8 +228,12 @@ def _parser() -> duckdb.DuckDBPyConnection:
 
 
 def _parse_tree(query: str) -> dict:
-    with _parser().cursor() as cursor:
-        tree = json.loads(cursor.execute("SELECT json_serialize_sql($1)", [query]).fetchone()[0])
+    try:
+        with _parser().cursor() as cursor:
+            tree = json.loads(cursor.execute("SELECT json_serialize_sql($1)",
+                                             [query]).fetchone()[0])
+    except duckdb.Error as error:  # a DuckDB without its json extension, say
+        raise SqlError(f"cannot check the query: {error}") from None
     if tree.get("error"):
         raise SqlError(f"cannot check the query: {tree.get('error_message')}: {_READ_ONLY}")
     return tree
@@ -337,9 +342,10 @@ def _sql_database(store: Store, memory: Optional[int] = None) -> duckdb.DuckDBPy
 
 
 def _hide(value, root: str):
-    """``value`` with the store's folder written ``STORE`` (strings, and inside lists, dicts)."""
+    """``value`` with the store's folder (``root``, ending in a slash) written ``STORE/``
+    (strings, and inside lists, dicts)."""
     if isinstance(value, str):
-        return value.replace(root, "STORE") if root in value else value
+        return value.replace(root, "STORE/") if root in value else value
     if isinstance(value, (list, tuple)):
         return type(value)(_hide(v, root) for v in value)
     if isinstance(value, dict):
@@ -368,7 +374,7 @@ def run_sql(store, text: str, limit: Optional[int] = 1000,
         timeout = _seconds(timeout)
     memory = None if memory_limit is None else memory_size(memory_limit)
     store = as_store(store)
-    root = str(store.root)
+    root = os.path.join(str(store.root), "")
     for attempt in (0, 1):
         stamp = store.stamp()
         stopped = threading.Event()
@@ -400,6 +406,9 @@ def run_sql(store, text: str, limit: Optional[int] = 1000,
                                limit="memory") from None
             if attempt == 0 and store.stamp() != stamp:
                 continue  # the store changed under the query (a compaction): once more
+            damage = damage_message(error, store.root)
+            if damage is not None:  # not the query's fault: the store's
+                raise StoreDamaged(_hide(damage, root)) from None
             raise SqlError(_hide(str(error), root)) from None
     truncated = limit is not None and len(rows) > limit
     rows = rows[:limit] if truncated else rows
