@@ -22,11 +22,29 @@ Move texts are told apart token by token: ``7g7f``/``P*5e`` are USI, a text with
 Move numbers (``1 ７六歩(77)``), KIF times (``( 0:16/00:00:16)``) and commas between moves
 are skipped, so lines copied from a KIF file read as they are. A text may start with a USI
 position line head (``startpos moves …``, ``sfen … moves …``, ``position …``).
+
+What a user gives is bounded, whichever door it comes through (the command line, a dashboard
+form or URL): an SFEN of at most ``MAX_SFEN`` characters, moves of at most ``MAX_MOVES_TEXT``
+characters and ``MAX_MOVES`` moves, a diagram of at most ``MAX_DIAGRAM_BYTES``; a diagram
+file is read by ``read_diagram_file`` (a regular file within that size, or a stream read no
+further than it), so that ``/dev/zero`` or a pipe that never ends is refused, not swallowed::
+
+    >>> read_diagram_file("/dev/zero")
+    Traceback (most recent call last):
+    ...
+    ValueError: /dev/zero: not a regular file (a board diagram is read from a file)
+    >>> position_from_moves("7g7f " + "x" * 5000)
+    Traceback (most recent call last):
+    ...
+    ValueError: move 2 (xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…): not a move (expected USI like 7g7f or P*5e, KIF like ７六歩(77), or KI2 like ▲７六歩)
 """
 
 from __future__ import annotations
 
+import io
+import os
 import re
+import stat
 from typing import Union
 
 from core.move import Move
@@ -35,7 +53,19 @@ from core.notation.usi import parse_position_line
 from core.position import STARTING_SFEN, Position, SfenError
 
 __all__ = ["position_from_sfen", "position_from_moves", "position_from_diagram",
-           "position_from_game"]
+           "position_from_diagram_file", "read_diagram_file", "position_from_game",
+           "MAX_DIAGRAM_BYTES", "MAX_MOVES", "MAX_MOVES_TEXT", "MAX_SFEN"]
+
+#: The largest board diagram read (a diagram is a few hundred bytes; headers above it allowed).
+MAX_DIAGRAM_BYTES = 64 * 1024
+#: The longest SFEN taken (the longest real one is about 130 characters).
+MAX_SFEN = 512
+#: The longest move text taken, in characters (a whole KIF move list with times fits), and the
+#: most moves played from a start.
+MAX_MOVES_TEXT = 64 * 1024
+MAX_MOVES = 1000
+#: How much of a bad token an error message quotes.
+_QUOTED = 32
 
 _D = "1-9１-９一二三四五六七八九"
 _JAPANESE = re.compile(
@@ -57,6 +87,8 @@ def position_from_sfen(text: str) -> Position:
     if not isinstance(text, str) or not text.strip():
         raise ValueError("bad SFEN: empty text (expected e.g. 'lnsgkgsnl/1r5b1/ppppppppp/9/9/9/"
                          "PPPPPPPPP/1B5R1/LNSGKGSNL b - 1' or 'startpos')")
+    if len(text) > MAX_SFEN:
+        raise ValueError(f"bad SFEN: {len(text):,} characters; an SFEN is at most {MAX_SFEN}")
     try:
         return Position.from_sfen(text.strip())
     except SfenError as error:
@@ -81,7 +113,7 @@ def move_tokens(text: str) -> list:
         m = _JAPANESE.match(text, i) or _USI.match(text, i)
         if m is None:
             word = _WORD.match(text, i)
-            what = word.group() if word else text[i]
+            what = _quoted(word.group() if word else text[i])
             raise ValueError(f"move {len(found) + 1} ({what}): not a move (expected USI like 7g7f "
                              f"or P*5e, KIF like ７六歩(77), or KI2 like ▲７六歩)")
         found.append(m.group().strip())
@@ -106,6 +138,9 @@ def position_from_moves(text: str, start: Union[str, Position] = "startpos") -> 
     """
     if not isinstance(text, str):
         raise ValueError(f"moves must be text, not {type(text).__name__}")
+    if len(text) > MAX_MOVES_TEXT:
+        raise ValueError(f"{len(text):,} characters of moves; at most {MAX_MOVES_TEXT:,} are "
+                         f"read")
     head = text.split(None, 1)[0] if text.strip() else ""
     if head in ("position", "startpos", "sfen"):
         try:
@@ -117,7 +152,10 @@ def position_from_moves(text: str, start: Union[str, Position] = "startpos") -> 
         position = start.copy()
     else:
         position = position_from_sfen(start)
-    for number, token in enumerate(move_tokens(text), start=1):
+    tokens = move_tokens(text)
+    if len(tokens) > MAX_MOVES:
+        raise ValueError(f"{len(tokens):,} moves; at most {MAX_MOVES:,} are played from a start")
+    for number, token in enumerate(tokens, start=1):
         try:
             if _USI.fullmatch(token):
                 move = Move.from_usi(token)
@@ -155,6 +193,9 @@ def position_from_diagram(text: str) -> Position:
 
     if not isinstance(text, str):
         raise ValueError(f"a diagram must be text, not {type(text).__name__}")
+    if len(text) > MAX_DIAGRAM_BYTES:
+        raise ValueError(f"{len(text):,} characters; a board diagram is at most "
+                         f"{MAX_DIAGRAM_BYTES // 1024} KB")
     lines = text.splitlines()
     first = next((i for i, line in enumerate(lines) if is_bod_line(line)), None)
     if first is None:
@@ -168,6 +209,74 @@ def position_from_diagram(text: str) -> Position:
     if sfen is None:
         raise ValueError("no board found in the diagram (a board between +---+ borders)")
     return position_from_sfen(sfen)
+
+
+def read_diagram_file(source) -> str:
+    """The text of a board diagram file: ``source`` is a path (a regular file of at most
+    ``MAX_DIAGRAM_BYTES``) or a binary stream (standard input, say: read no further than that).
+    ``ValueError`` saying what is wrong (``not a regular file``, its size, ``cannot read: …``).
+    The bytes are UTF-8 (a byte-order mark allowed), else Shift_JIS (cp932) or EUC-JP.
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".kif") as file:
+    ...     _ = file.write("後手の持駒：なし\\r\\n".encode("cp932")); file.flush()
+    ...     read_diagram_file(file.name)
+    '後手の持駒：なし\\n'
+    >>> read_diagram_file(io.BytesIO(b"x" * (MAX_DIAGRAM_BYTES + 1)))
+    Traceback (most recent call last):
+    ...
+    ValueError: standard input: more than 65,536 bytes; a board diagram is at most 64 KB
+    """
+    limit = f"a board diagram is at most {MAX_DIAGRAM_BYTES // 1024} KB"
+    if hasattr(source, "read"):
+        name = getattr(source, "name", None)
+        name = name if isinstance(name, str) and not name.startswith("<") else "standard input"
+        try:
+            data = source.read(MAX_DIAGRAM_BYTES + 1)
+        except OSError as error:
+            raise ValueError(f"{name}: cannot read: {error.strerror or error}") from None
+        if len(data) > MAX_DIAGRAM_BYTES:
+            raise ValueError(f"{name}: more than {MAX_DIAGRAM_BYTES:,} bytes; {limit}")
+        return _diagram_text(data)
+    name = os.fspath(source)
+    try:
+        info = os.stat(name)
+        if not stat.S_ISREG(info.st_mode):  # a folder, device or pipe: never read
+            raise ValueError(f"{name}: not a regular file (a board diagram is read from a file)")
+        if info.st_size > MAX_DIAGRAM_BYTES:
+            raise ValueError(f"{name}: {info.st_size:,} bytes; {limit}")
+        with open(name, "rb") as stream:
+            data = stream.read(MAX_DIAGRAM_BYTES + 1)  # a file that grows meanwhile
+    except OSError as error:
+        raise ValueError(f"{name}: cannot read: {error.strerror or error}") from None
+    if len(data) > MAX_DIAGRAM_BYTES:
+        raise ValueError(f"{name}: more than {MAX_DIAGRAM_BYTES:,} bytes; {limit}")
+    return _diagram_text(data)
+
+
+def position_from_diagram_file(source) -> Position:
+    """The position of the board diagram in a file (or binary stream): ``read_diagram_file``
+    then ``position_from_diagram``; ``ValueError`` for either's problems."""
+    return position_from_diagram(read_diagram_file(source))
+
+
+def _diagram_text(data: bytes) -> str:
+    """Decode a diagram: UTF-8 (with or without its mark), else cp932, else EUC-JP (KIF files
+    are mostly cp932); bytes that fit none are replaced, and the diagram reader says where."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    for codec in ("utf-8", "cp932", "euc-jp"):
+        try:
+            text = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        return text.replace("\r\n", "\n").replace("\r", "\n")
+    return data.decode("utf-8", errors="replace")
+
+
+def _quoted(text: str) -> str:
+    """A bad token as an error message quotes it: at most ``_QUOTED`` characters."""
+    return text if len(text) <= _QUOTED else text[:_QUOTED] + "…"
 
 
 def position_from_game(store, game_id: int, ply: int) -> Position:

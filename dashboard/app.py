@@ -4,8 +4,9 @@
 The entry page: it sets the page up, draws the sidebar (the store, the board's flip toggle) and
 runs the chosen page of ``dashboard/views/``. (Not ``pages/``: Streamlit takes a ``pages/``
 folder beside the entry script for its older multipage layout and then ignores
-``st.navigation``.) A store that cannot answer (written by another kifudb, files missing) gets
-a message, not a traceback.
+``st.navigation``.) A store that cannot answer (damaged, written by another kifudb, files
+missing) gets a message saying which file and how to repair it (``state.failure``), not a
+traceback.
 """
 
 from __future__ import annotations
@@ -17,11 +18,9 @@ from pathlib import Path
 if any(importlib.util.find_spec(name) is None for name in ("analytics", "dashboard")):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # a checkout, not installed
 
-import duckdb  # noqa: E402
-import sqlalchemy  # noqa: E402
 import streamlit as st  # noqa: E402
 
-from dashboard import board, nav, state  # noqa: E402
+from dashboard import board, display, nav, state  # noqa: E402
 
 st.set_page_config(page_title="kifudb", page_icon="☗", layout="wide",
                    initial_sidebar_state="expanded")
@@ -30,12 +29,13 @@ page = nav.navigation()
 
 with st.sidebar:
     st.markdown("### ☗ kifudb")
-    st.caption(f"Store: `{state.store_root()}`")
+    st.caption(f"Store: {display.plain(state.store_root())}")
     board.flip_toggle()
 
 try:
     page.run()
-except (sqlalchemy.exc.SQLAlchemyError, duckdb.Error, OSError) as error:
-    st.error(f"The store at `{state.store_root()}` could not answer: "
-             f"{str(error).splitlines()[0]}. A store written by another version of kifudb must "
-             f"be ingested again into a new folder.", icon=":material/block:")
+except Exception as error:  # a damaged store: one message (Streamlit's stop/rerun pass through)
+    problem = state.failure(error)
+    if problem is None:
+        raise
+    state.show_problem(problem)

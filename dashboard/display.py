@@ -1,5 +1,7 @@
 """How the dashboard writes shogi things: results, reasons, moves, scores and the
-先手/引き分け/後手 result bar.
+先手/引き分け/後手 result bar; and ``plain``, through which every text that comes from a record
+(players, events, comments, file names, findings, labels) or from a user (a URL, a form) goes
+before Streamlit reads it as Markdown (titles, captions, messages, metric and button labels).
 
     >>> result_text("black", "resign")
     '▲先手勝ち · 投了'
@@ -9,11 +11,14 @@
     ('33%', '54.3% (51.0–57.3)')
     >>> move_text("startpos", "7g7f")
     '▲７六歩'
+    >>> print(plain("![x](http://evil/x.png) <b>"))
+    \\!\\[x\\]\\(http\\:\\/\\/evil\\/x\\.png\\) &lt;b&gt;
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from html import escape
 
 from analytics import stats
@@ -35,6 +40,42 @@ REASONS = {
 }
 
 SIDES = {"black": "▲先手", "white": "△後手"}
+
+#: ASCII punctuation (CommonMark lets a backslash escape each one) and the HTML specials.
+_SPECIAL = re.compile(r"[!-/:-@\[-`{-~]")
+_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: The longest message shown from an error (its first part: the rest is noise).
+MESSAGE_CHARS = 600
+
+
+def plain(text, lines: bool = False) -> str:
+    """``text`` as Markdown that shows exactly that text: every ASCII punctuation mark escaped
+    with a backslash (no image, link, emphasis, heading, list, table, ``$`` formula,
+    ``:material/…:`` icon or ``:red[…]`` colour can start), ``<``, ``>`` and ``&`` as HTML
+    entities (no HTML), controls dropped. Newlines become spaces, or line breaks with
+    ``lines`` (a comment). For ``st.markdown``, captions, titles, headers, messages, metric,
+    button and expander labels — not for ``st.text``, ``st.code`` or table cells, which show
+    text as it is.
+
+    >>> print(plain("**bold** $x$ :red[y]"))
+    \\*\\*bold\\*\\* \\$x\\$ \\:red\\[y\\]
+    >>> plain("one\\ntwo", lines=True)
+    'one  \\ntwo'
+    """
+    text = (text if isinstance(text, str) else str(text)).replace("\r\n", "\n")
+    text = _CONTROLS.sub("", text.replace("\r", "\n"))
+    text = _SPECIAL.sub(lambda m: _ENTITIES.get(m.group(), "\\" + m.group()), text)
+    return text.replace("\n", "  \n") if lines else " ".join(text.split("\n"))
+
+
+def message(error) -> str:
+    """An error's message for ``st.error``/``st.warning``: ``plain``, and cut short (a user's
+    text quoted in it may be long)."""
+    text = str(error)
+    if len(text) > MESSAGE_CHARS:
+        text = text[:MESSAGE_CHARS] + "…"
+    return plain(text)
 
 
 KINDS = {"castle": "囲い castles", "opening": "戦型 openings"}

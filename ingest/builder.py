@@ -88,6 +88,14 @@ def _setup_problem(sfen: str) -> Optional[str]:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _named(sfen: str) -> tuple:
+    """``(handicap, side to move)`` of a start SFEN: the name of a standard handicap (None for
+    the even start and any other position) and 0 (Black) or 1 (White)."""
+    found = handicap_name(sfen) if sfen else None
+    return (found if found != EVEN else None), (WHITE if sfen.split()[1:2] == ["w"] else BLACK)
+
+
 @dataclass(frozen=True)
 class Dialect:
     """What a format calls the things the builder checks: the rules are the same, the words
@@ -221,15 +229,14 @@ class RecordBuilder:
             except KeyError:
                 self.add(INFO, "unknown_handicap", f"手合割 {name!r} is not a known handicap; the "
                          "board diagram gives the start position", name_line, text=name)
-        fields = sfen.split()
-        if side is not None and len(fields) > 1:
-            fields[1] = "bw"[side]
-            sfen = " ".join(fields)
+        if side is not None:
+            fields = sfen.split()
+            if len(fields) > 1:
+                fields[1] = "bw"[side]
+                sfen = " ".join(fields)
         record = self.record
         record.start_sfen = sfen
-        found = handicap_name(sfen) if sfen else None
-        record.handicap = found if found != EVEN else None
-        self.first_turn = WHITE if fields[1:2] == ["w"] else BLACK
+        record.handicap, self.first_turn = _named(sfen)
         if check and sfen:
             problem = _setup_problem(sfen)
             if problem:
@@ -256,9 +263,7 @@ class RecordBuilder:
         (``comment_placement``).
         """
         current = self.current
-        move = MoveRecord(text, line, notation or self.notation, seconds, total)
-        if comments:
-            move.comments = comments
+        move = MoveRecord(text, line, notation or self.notation, seconds, total, comments)
         moves = current.moves
         if not moves or current.ending is not None:
             self._unusual(current, move, raw or text)
@@ -283,11 +288,15 @@ class RecordBuilder:
             after[0].message = (f"{after[1]} move(s) follow the ending {ending.word}{at}; kept as "
                                 "moves")
         if not current.moves and current.pending:
-            for body, at in current.pending:
-                move.comments.append(body)
-                self.add(INFO, "comment_placement", "a comment before the first move of a "
-                         "variation; kept with that move", at, text=body)
-            current.pending = []
+            self._place(current, move.comments, "a comment before the first move of a "
+                        "variation; kept with that move")
+
+    def _place(self, line: Line, comments: list, message: str) -> None:
+        """Put the comments that waited for ``line``'s first move in ``comments``, saying so."""
+        for body, at in line.pending:
+            comments.append(body)
+            self.add(INFO, "comment_placement", message, at, text=body)
+        line.pending = []
 
     def time(self, seconds, line: Optional[int] = None, text: str = "") -> None:
         """The time (in seconds) of the last move or ending, given on a line of its own (CSA ``T``).
@@ -425,9 +434,7 @@ class RecordBuilder:
                          f"{variation.start_ply} without moves", variation.line,
                          variation.start_ply)
         for line in self.lines:
-            for body, at in line.pending:
-                record.comments.append(body)
-                self.add(INFO, "comment_placement", "a comment in a variation without moves; "
-                         "kept in GameRecord.comments", at, text=body)
-            line.pending = []
+            if line.pending:
+                self._place(line, record.comments, "a comment in a variation without moves; "
+                            "kept in GameRecord.comments")
         return record

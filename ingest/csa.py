@@ -1,7 +1,10 @@
 """Read CSA game records (V1, V2, V2.1, V2.2, V3.0) into ``GameRecord``s, never raising.
 
 The reader only knows the layout of the format: headers, the start position, move texts with
-their line numbers, times, comments and the ``%`` ending. What a move means is the replay's
+their line numbers, times, comments and the ``%`` ending. It recognises the statements and hands
+what they say to ``ingest.builder.RecordBuilder``, which owns the rules every format shares (a
+header given twice, settling the start, where a time or comment goes, a second ending, moves
+after the ending). What a move means is the replay's
 question (``core.notation.csa.parse_csa_move``), so a move is kept exactly as written::
 
     >>> text = '''V2.2

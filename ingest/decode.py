@@ -90,15 +90,12 @@ def decode(data: bytes) -> Decoded:
     candidates = []
     for codec in ("cp932", "euc-jp"):
         try:
-            text = data.decode(codec)
+            candidates.append((codec, data.decode(codec)))
         except UnicodeDecodeError:
             continue
-        candidates.append((_japanese_score(text[:4000]), codec, text))
-    if len(candidates) == 1:
-        _, codec, text = candidates[0]
-        return Decoded(_normalize(text), codec, findings)
-    if candidates:
-        _, codec, text = max(candidates, key=lambda c: c[0])
+    if candidates:  # when both decode, the one that reads more like Japanese (cp932 on a tie)
+        codec, text = max(candidates, key=lambda c: _japanese_score(c[1][:4000])) \
+            if len(candidates) > 1 else candidates[0]
         return Decoded(_normalize(text), codec, findings)
     # nothing fits every byte: take the codec that fits most of them, and say where it fails
     def fit(codec):

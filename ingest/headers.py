@@ -21,9 +21,10 @@ import re
 from typing import Optional
 
 from core.handicap import canonical_name, handicap_name, EVEN
+from core.pieces import FILE_DIGITS_FULL
 from ingest.record import WARNING, Finding
 
-_FULL_WIDTH = str.maketrans("０１２３４５６７８９／：", "0123456789/:")
+_FULL_WIDTH = str.maketrans(FILE_DIGITS_FULL + "／：", "0123456789/:")
 _DATE = re.compile(r"(\d{4})\s*[/\-年.]\s*(\d{1,2})\s*[/\-月.]\s*(\d{1,2})")
 
 #: normalized field -> header keys that give it, first match wins (KIF/KI2/JKF, then CSA).

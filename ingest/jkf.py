@@ -1,6 +1,10 @@
 """Read JKF (JSON Kifu Format) records into ``GameRecord``s: headers, start, moves, comments, times,
 forks (variations) and the declared ending.
 
+The reader checks the shape of the JSON and hands what it says to ``ingest.builder.RecordBuilder``,
+which owns the rules every format shares (the start position, moves with their times and comments,
+the ending, moves after it, forks as variations with their parents).
+
 Each move keeps its JKF move object as compact JSON (sorted keys) with ``notation="jkf"``; the
 replay reads it with ``core.notation.jkf.parse_jkf_move``. ``line`` is the line of the move's
 ``"move"`` key (JSON has no lines of its own, but people read files with line numbers)::

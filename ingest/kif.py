@@ -2,7 +2,9 @@
 
 The reader only knows the layout: headers, the start position (手合割 or a board diagram), move
 texts with their line numbers and times, comments, bookmarks, variations and the declared ending.
-What a move means is the replay's question (``core.notation.kif.parse_kif_move``), so each move is
+It recognises the lines and hands what they say to ``ingest.builder.RecordBuilder``, which owns
+the rules every format shares (a header given twice, which start position wins, where a comment
+goes, a second ending, moves after the ending, a variation's parent). What a move means is the replay's question (``core.notation.kif.parse_kif_move``), so each move is
 kept as written, without its number, time and branch mark::
 
     >>> text = '''#KIF version=2.0 encoding=UTF-8
@@ -87,7 +89,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from core.pieces import BLACK, WHITE
+from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI
 from core.notation.bod import BoardDiagram, is_bod_line
 from ingest.builder import Dialect, Line, RecordBuilder
 from ingest.record import GameRecord, WARNING, INFO, read_safely
@@ -101,9 +103,9 @@ TERMINAL_WORDS = frozenset({
 })
 #: What KIF and KI2 call the things the builder checks (``ingest.builder``).
 DIALECT = Dialect("kif", TERMINAL_WORDS, "the terminal words of KIF")
-#: Characters a move text may start with (a destination, 同, or a KI2 mark).
-_MOVE_START = frozenset("123456789１２３４５６７８９一二三四五六七八九同仝▲△☗☖▼▽")
 KI2_MARKS = "▲△☗☖▼▽"
+#: Characters a move text may start with (a destination, 同, or a KI2 mark).
+_MOVE_START = frozenset("123456789" + FILE_DIGITS_FULL[1:] + RANK_KANJI[1:] + "同仝" + KI2_MARKS)
 _KI2_START = frozenset(KI2_MARKS)
 _SPACES = " \u3000\t"
 
@@ -116,7 +118,7 @@ _KIF_LINE = re.compile(
     r" *(?:([0-9]+):)?([0-9]+):([0-9]+(?:\.[0-9]+)?) *\))?"
     r"[ \t\u3000]*(\+)?\s*\Z")
 _KI2_MOVES = re.compile(rf"[{KI2_MARKS}][^{KI2_MARKS}]*")
-_FULL_DIGITS = str.maketrans("０１２３４５６７８９", "0123456789")
+_FULL_DIGITS = str.maketrans(FILE_DIGITS_FULL, "0123456789")
 _SIDES = (("先手", BLACK), ("下手", BLACK), ("後手", WHITE), ("上手", WHITE))
 
 
@@ -315,7 +317,7 @@ class _Game:
             return
         if not self.kif_format:
             self._notation("kif", number, raw)
-        self.b.move(text, number, "kif", seconds, total, raw=raw)
+        self.b.move(text, number, "kif", seconds, total, None, raw)
         if plus:
             branch.marks.add(ply)
             self.uses_marks = True
@@ -354,7 +356,7 @@ class _Game:
                 continue
             if self.kif_format:
                 self._notation("ki2", number, s)
-            b.move(text, number, "ki2", raw=s)
+            b.move(text, number, "ki2", None, None, None, s)
 
     def summary(self, s: str, number: int) -> None:
         """A ``まで…`` line: the summary of the current line's ending, or its ending when it had
@@ -363,12 +365,7 @@ class _Game:
         self.settle()
         self.in_moves = True
         b = self.b
-        digits = ""
-        for ch in s[2:].translate(_FULL_DIGITS):
-            if ch.isascii() and ch.isdigit():
-                digits += ch
-            else:
-                break
+        digits = _leading_digits(s[2:].translate(_FULL_DIGITS))
         if digits:
             b.stated_moves(int(digits), number, "the summary", s)
         ending = b.current.ending
@@ -389,12 +386,7 @@ class _Game:
         self.settle()
         self.in_moves = True
         rest = s[2:].lstrip(" \u3000：:").translate(_FULL_DIGITS)
-        digits = ""
-        for ch in rest:
-            if ch.isascii() and ch.isdigit():
-                digits += ch
-            else:
-                break
+        digits = _leading_digits(rest)
         if not digits or rest[len(digits):].strip(_SPACES) not in ("手", ""):
             self.b.add(WARNING, "unparsable_line", "not a variation header like 変化：12手; the "
                        "moves after it stay in the current line", number, text=s)
@@ -435,6 +427,14 @@ class _Game:
         """Settle the start if nothing did, and let the builder close the record."""
         self.settle()
         return self.b.finish()
+
+
+def _leading_digits(text: str) -> str:
+    """The ASCII digits ``text`` starts with ("" if none)."""
+    end = 0
+    while end < len(text) and text[end].isascii() and text[end].isdigit():
+        end += 1
+    return text[:end]
 
 
 def _loose_kif_line(s: str):
@@ -586,8 +586,8 @@ def _merge_trailing(games: list) -> list:
                          line=record.first_line, text=game.started_by)
             for key, value in record.headers.items():
                 previous.header(key, value, record.first_line, value)
-            previous.record.findings.extend(
-                f for f in record.findings if f.code not in ("unknown_handicap", "bad_start_position"))
+            previous.record.findings.extend(f for f in record.findings if f.code not in (
+                "unknown_handicap", "bad_start_position"))
             continue
         record.index = len(out)
         out.append(game)
@@ -618,24 +618,34 @@ _LAST_SNIFF = [None, None]  # the last text sniffed and its counts (KIF and KI2 
 
 
 def sniff(text: str) -> tuple:
-    """``(kif_lines, ki2_lines, other_signs)`` counted over the first 60 lines."""
+    """``(kif_lines, ki2_lines, other_signs)`` counted over the first 60 lines, up to the first
+    KIF line (after it, KIF is the answer of ``looks_like_kif`` and ``looks_like_ki2``)."""
     if text is _LAST_SNIFF[0]:
         return _LAST_SNIFF[1]
     kif = ki2 = signs = 0
     if not isinstance(text, str):
         return 0, 0, 0
-    for line in text.lstrip("\ufeff").split("\n", 60)[:60]:
+    body = text.lstrip("\ufeff")
+    start = 0
+    for _ in range(60):  # the first 60 lines, without splitting the whole text
+        end = body.find("\n", start)
+        line = body[start:] if end < 0 else body[start:end]
+        start = end + 1
         if _KIF_SNIFF.match(line):
             kif += 1
+            break
         elif _KI2_SNIFF.match(line):
             ki2 += 1
         elif line.startswith(("#KIF", "手数--")):
             kif += 1
+            break
         elif line.startswith("#KI2"):
             ki2 += 1
         elif line.startswith(("手合割", "先手：", "後手：", "開始日時", "上手：", "下手：")) \
                 or is_bod_line(line):
             signs += 1
+        if not start:  # that was the last line
+            break
     _LAST_SNIFF[:] = text, (kif, ki2, signs)
     return kif, ki2, signs
 

@@ -61,25 +61,28 @@ def read_usi(text: str, source: str = "", encoding: str = "") -> list:
     """
     import io
 
-    from ingest.record import ERROR, GameRecord, MoveRecord
+    from ingest.builder import Dialect, RecordBuilder
+    from ingest.record import ERROR
 
+    dialect = Dialect("usi", frozenset(), "USI's endings (it writes none)")
     records = []
     for index, game in enumerate(read_usi_games(io.StringIO(text))):
-        record = GameRecord(source, index, "usi", encoding, first_line=game.line)
+        b = RecordBuilder(source, index, "usi", encoding, dialect, game.line)
         if game.note:
-            record.comments.append(game.note)
+            b.comment(game.note, game.line)
         if game.error:
-            record.add(ERROR, "unparsable_line", game.error, game.line)
+            b.add(ERROR, "unparsable_line", game.error, game.line)
         else:
-            record.start_sfen = game.start_sfen
-            record.moves = [MoveRecord(m, game.line, "usi") for m in game.moves]
-        records.append(record)
+            b.start(game.start_sfen)
+            for move in game.moves:
+                b.move(move, game.line)
+        records.append(b.finish())
     return records
 
 
 def looks_like_usi(text: str) -> bool:
     """True if the first non-comment line is a USI position line."""
-    for line in text.split("\n")[:50]:
+    for line in text.split("\n", 50)[:50]:
         line = line.strip()
         if line and not line.startswith("#"):
             return line.startswith(("startpos", "sfen ", "position "))

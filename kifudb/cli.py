@@ -94,10 +94,17 @@ def replay(paths, quiet: bool) -> None:
     """Replay games written as USI lines and report each: moves, final position, verdict."""
     games = moves = illegal = 0
     started = time.perf_counter()
+    from ingest.read import MAX_BYTES
+
     for path in paths:
-        try:
+        try:  # as the record readers do: no device, pipe or giant file is read whole
+            if not path.is_file():
+                raise ValueError("not a regular file")
+            if path.stat().st_size > MAX_BYTES:
+                raise ValueError(f"{path.stat().st_size:,} bytes; files larger than "
+                                 f"{MAX_BYTES:,} bytes are refused")
             text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
+        except (OSError, ValueError) as error:  # UnicodeDecodeError too
             click.echo(f"{printable(path)}: cannot read: {printable(error)}", err=True)
             illegal += 1
             continue
@@ -145,7 +152,7 @@ def ingest(paths, store_dir, jobs: int, compact) -> None:
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions)").fetchone()
     click.echo(f"store {printable(store.root)}: {totals[0]} games, {totals[1]} positions")
     for note in store.notes:
-        click.echo(f"note: {note}", err=True)
+        click.echo(f"note: {printable(note)}", err=True)
     if report.stale_labels:
         click.echo(f"the older games' labels come from other definitions ({report.stale_labels}): "
                    f"run 'kifudb relabel --store {printable(store.root)}'", err=True)
@@ -165,7 +172,7 @@ def check(store_dir, repair: bool) -> None:
 
     root = Path(store_dir or DEFAULT_STORE)
     report = repair_store(root) if repair else check_store(root)
-    click.echo(render(report), nl=False)
+    click.echo(printable(render(report), lines=True), nl=False)  # record paths, escaped
     if not report.sound and not repair:
         sys.exit(1)
 
@@ -190,7 +197,8 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
         raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
                                    f"--store {store.root}' first")
     app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
-    click.echo(f"kifudb dashboard on {store.root}: http://{address}:{port}/  (Ctrl-C stops it)")
+    click.echo(f"kifudb dashboard on {printable(store.root)}: http://{address}:{port}/  "
+               f"(Ctrl-C stops it)")
     sys.stdout.flush()
     command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
                "--server.address", address, "--server.headless", str(headless).lower(),

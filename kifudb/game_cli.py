@@ -65,8 +65,8 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
                f"{_result(info['winner'], info['reason'])} · {info['moves']} moves"
                + (f" · {info['handicap']}" if info["handicap"] else ""))
     for source in info["sources"]:
-        click.echo(f"  source: {printable(source['path'])} #{source['index'] + 1} ({source['format']}, "
-                   f"{source['encoding']})")
+        click.echo(f"  source: {printable(source['path'])} #{source['index'] + 1} "
+                   f"({source['format']}, {source['encoding']})")
     click.echo("labels (* the side's main one; the ply where first reached):")
     click.echo("\n".join(_label_lines(labels)))
     click.echo("")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import functools
+import sys
 import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -103,14 +104,16 @@ def _open_store(store_dir: Path) -> Store:
 
 
 def _read_diagram(path: str) -> str:
-    try:
-        data = click.open_file(path, "rb").read()
-    except OSError as error:
-        raise click.BadParameter(f"cannot read {path}: {error.strerror}",
-                                 param_hint="'--diagram'") from None
-    from ingest.decode import decode
+    """The text of the ``--diagram`` file (``-``: standard input), read as
+    ``analytics.position_input.read_diagram_file`` reads it: a regular file of at most 64 KB
+    (``/dev/zero`` or a folder is refused, not swallowed)."""
+    from analytics.position_input import read_diagram_file
 
-    return decode(data).text
+    source = click.get_binary_stream("stdin") if path == "-" else path
+    try:
+        return read_diagram_file(source)
+    except ValueError as error:
+        raise click.BadParameter(printable(error), param_hint="'--diagram'") from None
 
 
 def _position(store: Store, sfen, moves, start, diagram, game_id, ply, default=None):
@@ -150,7 +153,8 @@ def _position(store: Store, sfen, moves, start, diagram, game_id, ply, default=N
 
 
 def _guard(function):
-    """Turn the query layer's ValueErrors into click errors (a message, no traceback)."""
+    """Turn the query layer's ValueErrors, and a damaged store's errors (``store_failure``:
+    which batch and file, and the repair), into click errors: a message, no traceback."""
 
     @functools.wraps(function)
     def wrapper(*args, **kwargs):
@@ -158,9 +162,56 @@ def _guard(function):
             return function(*args, **kwargs)
         except click.ClickException:
             raise
-        except ValueError as error:
-            raise click.ClickException(str(error)) from None
+        except Exception as error:
+            message = store_failure(error, kwargs.get("store_dir") or DEFAULT_STORE)
+            if message is not None:
+                raise click.ClickException(printable(message)) from None
+            if isinstance(error, ValueError):
+                raise click.ClickException(printable(error)) from None
+            raise
     return wrapper
+
+
+#: The libraries whose errors come from reading the store's files.
+_STORE_LIBRARIES = ("duckdb", "_duckdb", "duckdb_engine", "sqlalchemy", "pyarrow")
+
+
+def store_failure(error: BaseException, root) -> str | None:
+    """What to tell the user of an error raised while reading the store at ``root``, or None
+    if it is not the store's. A ``StoreError`` says it itself; a DuckDB or Arrow error (also
+    wrapped by SQLAlchemy) that names a batch file is worded by ``store.folder.damage_message``;
+    one that names no file (a corrupt page inside a Parquet file) has the store's files checked
+    (``store.check.check_store``) to name the damaged batch and file."""
+    if "store.folder" not in sys.modules:  # no store was opened: not a store problem
+        return None
+    from store.folder import StoreError, damage_message
+
+    chain, seen = [], set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        chain.append(error)
+        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
+    root = Path(root).resolve()
+    for cause in chain:
+        if isinstance(cause, StoreError):
+            return str(cause)
+        named = damage_message(cause, root)
+        if named is not None:
+            return named
+    if not any(type(c).__module__.split(".")[0] in _STORE_LIBRARIES for c in chain):
+        return None
+    from store.check import check_store
+
+    report = check_store(root)
+    if report.manifest_problem is not None and (root / "manifest.json").exists():
+        return report.manifest_problem
+    if not report.damaged:
+        return None
+    first, more = report.damaged[0], len(report.damaged) - 1
+    return (f"store damaged: batch {first.batch}, file {first.file}: {first.reason}"
+            + (f" (and {more} more damaged file{'s' if more > 1 else ''})" if more else "")
+            + f". Run `kifudb check --repair --store {root}` to drop the damaged batches and "
+              f"read their record files again.")
 
 
 # ----- formatting --------------------------------------------------------------------------------
@@ -328,6 +379,7 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_
 @click.option("--memory-limit", metavar="SIZE", show_default="1GB",
               help="The memory the query may use, e.g. 512MB or 4GB.")
 @_store_option
+@_guard
 def sql(query, limit, output, timeout, memory_limit, store_dir):
     """Run one read-only SQL query (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE) on the store's
     views: games, sources, moves, positions, findings, files (and *_all with retired rows)."""
@@ -339,6 +391,9 @@ def sql(query, limit, output, timeout, memory_limit, store_dir):
     try:
         result = run_sql(store, query, limit=limit, **limits)
     except SqlError as error:
+        damaged = store_failure(error, store.root)  # the store's views could not be made
+        if damaged is not None:
+            raise click.ClickException(printable(damaged)) from None
         raise click.ClickException(f"query refused or failed: {printable(error, lines=True)}") \
             from None
     except ValueError as error:  # a memory size that is not one

@@ -37,7 +37,9 @@ def run(*args):
 
 def no_raw_controls(text: str) -> None:
     found = RAW.search(text)
-    assert found is None, f"raw {found.group()!r} at {found.start()}: {text[max(0, found.start() - 40):found.start() + 40]!r}"
+    if found is not None:
+        near = text[max(0, found.start() - 40):found.start() + 40]
+        raise AssertionError(f"raw {found.group()!r} at {found.start()}: {near!r}")
 
 
 @pytest.fixture
@@ -78,8 +80,8 @@ def test_csv_cell_keeps_numbers_and_plain_text():
     assert csv_cell(-3) == -3 and csv_cell(2.5) == 2.5 and csv_cell(0) == 0
     assert csv_cell("羽生善治") == "羽生善治" and csv_cell("a=b") == "a=b" and csv_cell("") == ""
     assert csv_cell(None) == ""
-    rows = list(csv.reader(io.StringIO(csv_text(["=h", "n", "s"], [[-3, -3, "-3"],
-                                                                  {"=h": "=x", "n": 1}]))))
+    text = csv_text(["=h", "n", "s"], [[-3, -3, "-3"], {"=h": "=x", "n": 1}])
+    rows = list(csv.reader(io.StringIO(text)))
     assert rows == [["'=h", "n", "s"], ["-3", "-3", "'-3"], ["'=x", "1", ""]]
 
 
