@@ -1,6 +1,7 @@
 """The board on every page: ``core.svg.board_svg`` drawn inline (as Markdown HTML, since
 ``st.html`` strips SVG), turned when the sidebar's "flip" toggle is on, with the position's
-SFEN underneath."""
+SFEN underneath. Captions may quote a record (players, a move as written): they are shown as
+text (``display.plain``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from core.move import Move
 from core.pieces import BLACK
 from core.position import Position
 from core.svg import board_svg
+from dashboard.display import message, plain
 from dashboard.state import stored
 
 #: ``analytics.game_record.game_position`` on the dashboard's store, cached.
@@ -46,7 +48,7 @@ def show_board(position: Position, last_move: Move | str | bool | None = None, s
     # scaled down to narrow columns
     svg = svg.replace("\n", "").replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
     st.markdown(f'<div class="kifudb-board">{svg}</div>', unsafe_allow_html=True)
-    st.caption(caption or turn_text(position))
+    st.caption(plain(caption or turn_text(position)))
     if sfen:
         st.code(position.sfen(), language=None, wrap_lines=True)
 
@@ -64,7 +66,7 @@ def show_game_board(game: int, ply: int, caption: str, turned: bool = False,
     try:
         at = game_position(game, ply)
     except ValueError as error:
-        st.warning(str(error))
+        st.warning(message(error))
         return
     show_board(Position.from_sfen(at["sfen"]), last_move=at["last_move"] or False, size=size,
                sfen=False, caption=caption, turned=turned)

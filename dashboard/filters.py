@@ -10,6 +10,7 @@ import streamlit as st
 
 from analytics.filters import GameFilter
 from core.handicap import HANDICAPS
+from dashboard.display import plain
 
 _EARLIEST, _LATEST = datetime.date(1600, 1, 1), datetime.date(2100, 12, 31)
 _ANY = "any"
@@ -46,7 +47,8 @@ def at_least(label: str, key: str, help: str) -> int:
 
 
 def describe(filters: GameFilter) -> str:
-    """``player “羽生”, 2000-01-01 – 2010-12-31`` (empty when no filter is set)."""
+    """``player “羽生”, 2000-01-01 – 2010-12-31`` (empty when no filter is set), as Markdown
+    that shows the typed text as it is (``display.plain``)."""
     parts = []
     if filters.player is not None:
         parts.append(f"player “{filters.player}”")
@@ -56,4 +58,4 @@ def describe(filters: GameFilter) -> str:
         parts.append(f"event “{filters.event}”")
     if filters.handicap is not None:
         parts.append(filters.handicap)
-    return ", ".join(parts)
+    return plain(", ".join(parts))

@@ -4,7 +4,9 @@ or a game of the store and a ply — as ``analytics.position_input`` reads them.
 The page's URL holds what was given (``moves`` and ``start``, ``sfen``, or ``game`` and
 ``ply``; a diagram is kept as its SFEN), so a searched position can be shared and reloaded.
 ``form`` draws the inputs and, on submit, checks them and writes the URL (or shows what is
-wrong); ``given_position`` reads the URL back into a position.
+wrong); ``given_position`` reads the URL back into a position. Every value of the URL is read
+as the forms read theirs (moves in USI, KIF or KI2; whole numbers in range), so a broken or
+hostile link gets a ``ValueError`` to show, never a traceback.
 """
 
 from __future__ import annotations
@@ -21,6 +23,10 @@ from core.notation import ki2_move
 from core.notation.usi import parse_position_line
 from core.position import Position
 from dashboard.board import game_position
+from dashboard.display import message
+
+#: The largest game id and ply a URL may ask for (JavaScript's whole numbers, and 32-bit plies).
+MAX_GAME, MAX_PLY = 2 ** 53 - 1, 2 ** 31 - 1
 
 #: The URL parameters that describe a given position.
 PARAMETERS = ("moves", "start", "sfen", "game", "ply")
@@ -98,7 +104,8 @@ def given_position() -> Given | None:
         position = position_from_sfen(params["sfen"])
         return Given(position, "Given as an SFEN")
     if "game" in params:
-        game, ply = _integer(params.get("game"), "game"), _integer(params.get("ply", "0"), "ply")
+        game = _integer(params.get("game"), "game", 1, MAX_GAME)
+        ply = _integer(params.get("ply", "0"), "ply", 0, MAX_PLY)
         found = game_position(game, ply)
         position = Position.from_sfen(found["sfen"])
         return Given(position, f"game {game} after {ply} moves", found["last_move"], game=game,
@@ -106,11 +113,13 @@ def given_position() -> Given | None:
     return None
 
 
-def _integer(text, name: str) -> int:
-    try:
-        return int(str(text).strip())
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {text!r}") from None
+def _integer(text, name: str, low: int, high: int) -> int:
+    """A whole number of the URL, from ``low`` to ``high``; ``ValueError`` otherwise."""
+    text = str(text).strip()
+    if text.isascii() and text.isdigit() and len(text) <= 16 and low <= int(text) <= high:
+        return int(text)
+    shown = text if len(text) <= 32 else text[:32] + "…"
+    raise ValueError(f"{name} must be a whole number from {low}, not {shown!r}")
 
 
 def _set_url(**values) -> None:
@@ -132,8 +141,12 @@ def form(key: str, submit: str = "Search") -> bool:
         if method == "moves":
             starts = list(HANDICAPS)
             given_start = current.get("start") or EVEN
-            if given_start not in starts:  # a custom start SFEN from the URL
-                starts.append(given_start)
+            if given_start not in starts:  # a custom start SFEN from the URL (if it is one)
+                try:
+                    given_start = start_sfen(given_start)
+                    starts.append(given_start)
+                except ValueError:
+                    given_start = EVEN
             start = st.selectbox("Start", starts, index=starts.index(given_start),
                                  key=f"{key}-start", format_func=_start_label)
             text = st.text_area("Moves from the start", value=current.get("moves", ""),
@@ -155,9 +168,10 @@ def form(key: str, submit: str = "Search") -> bool:
         else:
             left, right = st.columns(2)
             game = left.number_input("Game", min_value=1, step=1, key=f"{key}-game",
-                                     value=_number(current.get("game"), 1))
+                                     value=_number(current.get("game"), 1, 1, MAX_GAME))
             ply = right.number_input("After this many moves", min_value=0, step=1,
-                                     key=f"{key}-ply", value=_number(current.get("ply"), 0))
+                                     key=f"{key}-ply",
+                                     value=_number(current.get("ply"), 0, 0, MAX_PLY))
         submitted = st.form_submit_button(submit, type="primary", icon=":material/search:")
     if not submitted:
         return False
@@ -175,7 +189,7 @@ def form(key: str, submit: str = "Search") -> bool:
             game_position(int(game), int(ply))  # checks the game and the ply
             _set_url(game=int(game), ply=int(ply))
     except ValueError as error:
-        st.error(str(error), icon=":material/warning:")
+        st.error(message(error), icon=":material/warning:")
         return False
     return True
 
@@ -184,8 +198,11 @@ def _start_label(start: str) -> str:
     return start if start in HANDICAPS else f"custom: {start}"
 
 
-def _number(text, default: int) -> int:
+def _number(text, default: int, low: int, high: int) -> int:
+    """A number input's start from the URL: the default unless it is a whole number from
+    ``low`` to ``high`` (what the input can hold)."""
     try:
-        return max(0, int(text))
+        value = int(str(text).strip())
     except (TypeError, ValueError):
         return default
+    return value if low <= value <= high else default

@@ -87,18 +87,21 @@ def failure(error: BaseException) -> str | None:
         chain.append(error)
         error = getattr(error, "orig", None) or error.__cause__ or error.__context__
     root = store_root()
-    for cause in chain:
-        if isinstance(cause, StoreError):
-            return str(cause)
+    worded = next((c for c in chain if isinstance(c, StoreError)), None)
+    if worded is not None and str(worded).startswith("store damaged"):
+        return str(worded)
+    for cause in reversed(chain):  # DuckDB's own error first: SQLAlchemy's adds its SQL
         named = damage_message(cause, root)
         if named is not None:
             return _repair_hint(named)
-    if not any(isinstance(c, OSError) or type(c).__module__.split(".")[0] in _STORE_LIBRARIES
-               for c in chain):
+    if worded is None and not any(isinstance(c, OSError) or type(c).__module__.split(".")[0]
+                                  in _STORE_LIBRARIES for c in chain):
         return None
     found = _checked(str(root), stamp())
     if found is not None:
         return found
+    if worded is not None:  # not damage: a foreign store, an unreadable manifest…
+        return str(worded)
     first = (str(chain[-1]).strip().splitlines() or [type(chain[-1]).__name__])[0]
     return (f"The store at {root} could not answer: {first}. `kifudb check --store {root}` "
             f"verifies its files; a store written by another version of kifudb must be "

@@ -245,8 +245,8 @@ class RecordBuilder:
 
     def start_too_late(self, what: str, line: Optional[int], text: str = "") -> None:
         """A start-position line (``what``) read after the start was settled: it changes nothing
-        and is reported (``unparsable_line``)."""
-        self.add(WARNING, "unparsable_line", f"{what} after the moves began; the start position "
+        and is reported (``unparsable_line``, an error: the record contradicts its start)."""
+        self.add(ERROR, "unparsable_line", f"{what} after the moves began; the start position "
                  "is not changed", line, text=text)
 
     # ----- moves, times, comments ---------------------------------------------------------------

@@ -62,7 +62,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Optional
 
-from core.pieces import BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPES, UNPROMOTED
+from core.pieces import (BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPES, UNPROMOTED,
+                         piece, piece_colour, piece_type, square)
 from core.position import sfen_of, STARTING_SFEN, Position
 from ingest.builder import Dialect, RecordBuilder, ascii_digits
 from ingest.record import GameRecord, ERROR, WARNING, read_safely
@@ -142,7 +143,7 @@ def _parse_seconds(text: str):
     return None
 
 
-_ROW_SQUARES = [tuple((8 - k) * 9 + rank for k in range(9)) for rank in range(9)]  # file 9 first
+_ROW_SQUARES = [tuple(square(file, rank) for file in range(9, 0, -1)) for rank in range(1, 10)]
 
 
 @lru_cache(maxsize=4096)
@@ -168,7 +169,7 @@ def _row_cells(text: str) -> tuple:
                 problem = problem or f"unknown piece {text[i:i + 3]!r}"
                 cells.append(0)
             else:
-                cells.append(t + (16 if c == "-" else 0))
+                cells.append(piece(WHITE if c == "-" else BLACK, t))
             i += 3
         else:
             problem = problem or f"unexpected {c!r} (a cell is ' * ' or a side and piece: +FU)"
@@ -338,10 +339,10 @@ class _Game:
                 self.bad_position(f"{group!r} is not a square and piece to remove (PI82HI22KA)",
                                   line, s)
                 continue
-            sq = (int(group[0]) - 1) * 9 + int(group[1]) - 1
-            if board[sq] & 15 != t:
+            sq = square(int(group[0]), int(group[1]))
+            if piece_type(board[sq]) != t:
                 self.bad_position(f"PI removes {group[2:]} from {group[:2]}, but the even start "
-                                  f"has {CSA_CODES[board[sq] & 15] or 'nothing'} there", line, s)
+                                  f"has {CSA_CODES[piece_type(board[sq])] or 'nothing'} there", line, s)
                 continue
             board[sq] = 0
 
@@ -386,19 +387,19 @@ class _Game:
                     continue
                 self.hands[colour][t] += 1
                 continue
-            sq = (int(where[0]) - 1) * 9 + int(where[1]) - 1
+            sq = square(int(where[0]), int(where[1]))
             if board[sq]:
-                self.bad_position(f"{where} is already taken by {'+-'[board[sq] >> 4]}"
-                                  f"{CSA_CODES[board[sq] & 15]}; {group} is not placed", line, s)
+                self.bad_position(f"{where} is already taken by {'+-'[piece_colour(board[sq])]}"
+                                  f"{CSA_CODES[piece_type(board[sq])]}; {group} is not placed", line, s)
                 continue
-            board[sq] = t + 16 * colour
+            board[sq] = piece(colour, t)
 
     def all_to_hand(self, colour: int) -> None:
         """``00AL``: every piece not on the board nor in a hand goes to ``colour``'s hand."""
         counts = [0] * 9
         for code in self.board:
             if code:
-                counts[UNPROMOTED[code & 15]] += 1
+                counts[UNPROMOTED[piece_type(code)]] += 1
         for t in HAND_TYPES:
             left = FULL_SET[t] - counts[t] - self.hands[BLACK][t] - self.hands[WHITE][t]
             if left > 0:

@@ -48,7 +48,7 @@ import re
 from typing import Optional
 
 from core.handicap import canonical_name
-from core.pieces import CSA_TYPES, HAND_TYPES
+from core.pieces import CSA_TYPES, HAND_TYPES, piece, square
 from core.position import sfen_of
 from ingest.builder import Dialect, RecordBuilder
 from ingest.record import GameRecord, ERROR, WARNING
@@ -248,7 +248,7 @@ def _sfen_of_data(data) -> str:
             t = CSA_TYPES.get(kind) if isinstance(kind, str) else None
             if t is None:
                 raise _BadStart(f"{where}: unknown piece kind {_compact(kind)}")
-            codes[x * 9 + y] = t + 16 * _colour(cell.get("color"), f"{where} color")
+            codes[square(x + 1, y + 1)] = piece(_colour(cell.get("color"), f"{where} color"), t)
     hands = data.get("hands")
     if hands is None:
         hands = [{}, {}]
@@ -383,6 +383,8 @@ class _Reader:
             b.add(ERROR, "bad_start_position", f"initial: {error}", first_line)
 
     def compare_data(self, preset: str, data) -> None:
+        """``data`` given beside a preset: reported when it is no position or another one
+        (``start_position_mismatch``); the preset stays the start."""
         try:
             sfen = _sfen_of_data(data)
         except _BadStart as error:

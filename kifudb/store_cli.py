@@ -109,7 +109,7 @@ def _read_diagram(path: str) -> str:
     (``/dev/zero`` or a folder is refused, not swallowed)."""
     from analytics.position_input import read_diagram_file
 
-    source = click.get_binary_stream("stdin") if path == "-" else path
+    source = click.open_file("-", "rb") if path == "-" else path
     try:
         return read_diagram_file(source)
     except ValueError as error:
@@ -176,12 +176,13 @@ def _guard(function):
 _STORE_LIBRARIES = ("duckdb", "_duckdb", "duckdb_engine", "sqlalchemy", "pyarrow")
 
 
-def store_failure(error: BaseException, root) -> str | None:
+def store_failure(error: BaseException, root, check: bool | None = None) -> str | None:
     """What to tell the user of an error raised while reading the store at ``root``, or None
     if it is not the store's. A ``StoreError`` says it itself; a DuckDB or Arrow error (also
     wrapped by SQLAlchemy) that names a batch file is worded by ``store.folder.damage_message``;
     one that names no file (a corrupt page inside a Parquet file) has the store's files checked
-    (``store.check.check_store``) to name the damaged batch and file."""
+    (``store.check.check_store``; ``check`` True or False: whatever the error, or never) to
+    name the damaged batch and file."""
     if "store.folder" not in sys.modules:  # no store was opened: not a store problem
         return None
     from store.folder import StoreError, damage_message
@@ -192,21 +193,25 @@ def store_failure(error: BaseException, root) -> str | None:
         chain.append(error)
         error = getattr(error, "orig", None) or error.__cause__ or error.__context__
     root = Path(root).resolve()
-    for cause in chain:
-        if isinstance(cause, StoreError):
-            return str(cause)
+    worded = next((c for c in chain if isinstance(c, StoreError)), None)
+    if worded is not None and str(worded).startswith("store damaged"):
+        return str(worded)
+    for cause in reversed(chain):  # DuckDB's own error first: SQLAlchemy's adds its SQL
         named = damage_message(cause, root)
         if named is not None:
             return named
-    if not any(type(c).__module__.split(".")[0] in _STORE_LIBRARIES for c in chain):
-        return None
+    if check is None:
+        check = worded is not None or any(type(c).__module__.split(".")[0] in _STORE_LIBRARIES
+                                          for c in chain)
+    if not check:
+        return None if worded is None else str(worded)
     from store.check import check_store
 
     report = check_store(root)
     if report.manifest_problem is not None and (root / "manifest.json").exists():
         return report.manifest_problem
-    if not report.damaged:
-        return None
+    if not report.damaged:  # not damage: a foreign store, a failing query…
+        return None if worded is None else str(worded)
     first, more = report.damaged[0], len(report.damaged) - 1
     return (f"store damaged: batch {first.batch}, file {first.file}: {first.reason}"
             + (f" (and {more} more damaged file{'s' if more > 1 else ''})" if more else "")
@@ -391,7 +396,10 @@ def sql(query, limit, output, timeout, memory_limit, store_dir):
     try:
         result = run_sql(store, query, limit=limit, **limits)
     except SqlError as error:
-        damaged = store_failure(error, store.root)  # the store's views could not be made
+        # the store's views could not be made (a user's query is never a CREATE: one that
+        # fails has nothing checked)
+        damaged = store_failure(error, store.root,
+                                check="CREATE OR REPLACE VIEW" in str(error))
         if damaged is not None:
             raise click.ClickException(printable(damaged)) from None
         raise click.ClickException(f"query refused or failed: {printable(error, lines=True)}") \

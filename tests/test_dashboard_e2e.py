@@ -8,6 +8,7 @@ Debian's chromium is required (``/usr/bin/chromium``; the Makefile installs it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -23,6 +24,7 @@ import pytest
 
 from analytics.position_input import position_from_moves
 from store.folder import Store
+from test_hostile_dashboard import BLACK, EVENT, FILE_NAME, IMG, WHITE, write_hostile_records
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path(os.environ.get("KIFUDB_TEST_OUTPUT") or ROOT / "test-output" / "dashboard")
@@ -50,15 +52,14 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def server(dashboard_store, tmp_path_factory):
-    """``kifudb dashboard --store …`` on a free port, from a folder outside the project, as a
-    user starts it; its URL (the one the command prints). Killed at the end."""
+@contextlib.contextmanager
+def dashboard_server(store: Path, folder: Path):
+    """``kifudb dashboard --store STORE`` on a free port, started from ``folder`` (outside the
+    project), as a user starts it; its URL (the one the command prints). Killed at the end."""
     port = free_port()
-    folder = tmp_path_factory.mktemp("server")
     log = open(folder / "streamlit.log", "w+", encoding="utf-8")
     process = subprocess.Popen(
-        [sys.executable, "-m", "kifudb", "dashboard", "--store", str(dashboard_store),
+        [sys.executable, "-m", "kifudb", "dashboard", "--store", str(store),
          "--port", str(port), "--address", "127.0.0.1"],
         cwd=folder, env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -79,7 +80,7 @@ def server(dashboard_store, tmp_path_factory):
                 pytest.fail("the server did not answer within 60 s")
             time.sleep(0.2)
         log.seek(0)
-        assert f"kifudb dashboard on {Path(dashboard_store).resolve()}: {url}/" in log.read()
+        assert f"kifudb dashboard on {Path(store).resolve()}: {url}/" in log.read()
         yield url
     finally:
         process.terminate()
@@ -89,6 +90,28 @@ def server(dashboard_store, tmp_path_factory):
             process.kill()
             process.wait()
         log.close()
+
+
+@pytest.fixture(scope="module")
+def server(dashboard_store, tmp_path_factory):
+    """The dashboard on the store of the real records."""
+    with dashboard_server(dashboard_store, tmp_path_factory.mktemp("server")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory):
+    """The dashboard on a store of one hostile record (``test_hostile_dashboard``): players,
+    event, comments, a move and the file name hold Markdown images and links, HTML, bold and
+    a formula."""
+    from store.writer import ingest_paths
+
+    base = tmp_path_factory.mktemp("hostile-server")
+    records = write_hostile_records(base / "records")
+    ingest_paths([str(records)], base / "data")
+    # (not started beside a folder named "store": `python -m kifudb` would import it)
+    with dashboard_server(base / "data", records) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -260,3 +283,63 @@ def test_statistics_pages(server, tab, path, text, name):
     tab.locator(BOARD).first.wait_for(timeout=30_000)
     settle(tab, text)
     screenshot(tab, name)
+
+
+# ----- hostile links and records ------------------------------------------------------------------
+
+
+def test_explorer_link_with_ki2_moves_and_a_bad_game_link(server, tab, db):
+    """A link may give the explorer's moves in KIF or KI2 (they are read, and the URL says them
+    in USI); a game id or ply that is not one is a message, and the page works on."""
+    visit(tab, f"{server}/explorer?moves={quote('▲７六歩 △３四歩')}", "2. △３四歩")
+    tab.wait_for_url(re.compile(r"moves=7g7f(\+|%20)3c3d$"))
+    assert boards(tab)[0] == position_from_moves("7g7f 3c3d").sfen(move_number=False)
+    visit(tab, f"{server}/explorer?moves={quote('7g7x')}", "This line cannot be shown")
+    assert boards(tab)[0] == position_from_moves("").sfen(move_number=False)
+    settle(tab, "moves played next")  # from the start
+    visit(tab, f"{server}/game?game=1.5", "Not a game id")
+    assert "1.5" in tab.locator('[data-testid="stAlert"]').first.inner_text()
+    visit(tab, f"{server}/game?game=1&ply=abc", "Not a ply of this game")
+    start = db.execute("SELECT start_sfen FROM games WHERE game = 1").fetchone()[0]
+    assert boards(tab)[0] == start.rsplit(" ", 1)[0] and "ply=" not in tab.url
+
+
+#: What the hostile record would make a browser fetch or link to.
+EVIL = "http://127.0.0.1:9"
+
+
+def no_live_markup(page) -> None:
+    """No image or link to the record's addresses, no image the record's HTML made, nothing
+    the record's ** or $ turned into bold or a formula."""
+    assert page.locator(f'img[src^="{EVIL}"]').count() == 0
+    assert page.locator(f'a[href^="{EVIL}"]').count() == 0
+    assert page.locator('img[src="x"]').count() == 0
+    assert page.locator("strong", has_text="bold").count() == 0
+    assert page.locator(".katex").count() == 0
+
+
+def test_record_text_is_shown_as_text_in_the_browser(hostile_server, tab):
+    requested = []
+    tab.on("request", lambda request: requested.append(request.url))
+    visit(tab, f"{hostile_server}/game?game=1&ply=1", "Read from")
+    no_live_markup(tab)
+    # the record's text is there, as written: players in the title, the event, the comment
+    assert tab.get_by_text(f"▲{BLACK}", exact=False).count() >= 1
+    assert tab.get_by_text(WHITE, exact=False).count() >= 1
+    assert tab.get_by_text(EVENT, exact=False).count() >= 1
+    tab.get_by_role("tab", name="Record").click()
+    tab.get_by_text(FILE_NAME, exact=False).first.wait_for(timeout=15_000)
+    no_live_markup(tab)
+    screenshot(tab, "10-hostile-game")
+
+    visit(tab, f"{hostile_server}/players?player={quote(BLACK)}", "Head to head")
+    assert tab.get_by_text(BLACK, exact=True).count() >= 1  # the header
+    no_live_markup(tab)
+    visit(tab, f"{hostile_server}/validation", "Move as written")
+    assert tab.get_by_text(IMG, exact=False).count() >= 1
+    no_live_markup(tab)
+    visit(tab, f"{hostile_server}/search?moves=7g7f", "occurrences in")
+    no_live_markup(tab)
+    visit(tab, f"{hostile_server}/explorer?moves={quote(IMG)}", "This line cannot be shown")
+    no_live_markup(tab)
+    assert not [url for url in requested if url.startswith(EVIL)], requested

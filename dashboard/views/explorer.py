@@ -4,7 +4,9 @@ move (a row of the table) steps into it; the breadcrumbs step back. Filters (sid
 dates, event, handicap, and a minimum number of games.
 
 The URL holds the line: ``?start=香落ち&moves=3c3d+7g7f`` (``start``: a handicap name or an
-SFEN; ``moves``: USI).
+SFEN; ``moves``: USI as the page writes them, but a link may give them in KIF or KI2, as the
+box does). A line that cannot be played is said on the page, which then shows its start (or
+the even start).
 """
 
 from __future__ import annotations
@@ -25,14 +27,40 @@ search = stored(queries.search)
 
 #: Rows of the moves table shown without scrolling.
 SHOWN = 30
+#: Breadcrumbs shown (the start, then the last moves of a longer line).
+CRUMBS = 24
 _CUSTOM = "custom position"
 
 
 def line_from_url():
-    """``(start name or SFEN, start SFEN, moves)`` from the URL."""
+    """``(start name or SFEN, start SFEN, Given)`` from the URL: the moves read in any notation
+    (``position_form.play``) and written back as USI; ``ValueError`` saying what is wrong."""
     start = st.query_params.get("start") or EVEN
-    moves = st.query_params.get("moves", "").split()
-    return start, position_form.start_sfen(start), moves
+    sfen = position_form.start_sfen(start)
+    text = st.query_params.get("moves", "")
+    given = position_form.play(text, sfen)
+    if given.start != sfen:  # a USI line naming its own start
+        start, sfen = given.start, given.start
+    if text.split() != given.moves:  # KIF or KI2 in a link: the URL says it in USI
+        go(start, given.moves)
+    return start, sfen, given
+
+
+def safe_line():
+    """``line_from_url``, or — when the URL's line cannot be played — its start (else the even
+    start) with the reason on the page."""
+    try:
+        return line_from_url()
+    except ValueError as error:
+        st.error(f"This line cannot be shown: {display.message(error)}",
+                 icon=":material/warning:")
+    start = st.query_params.get("start") or EVEN
+    try:
+        sfen = position_form.start_sfen(start)
+    except ValueError:
+        start, sfen = EVEN, position_form.start_sfen(EVEN)
+    go(start, [])
+    return start, sfen, position_form.play("", sfen)
 
 
 def go(start: str, moves: list) -> None:
@@ -57,7 +85,10 @@ def breadcrumbs(start: str, start_sfen: str, moves: list) -> None:
         label = position_form.start_name(start_sfen)
         st.button(f"開始局面 · {label}", key="crumb-0", on_click=go, args=(start, []),
                   type="tertiary" if moves else "primary", icon=":material/flag:")
-        for i, text in enumerate(texts, start=1):
+        first = max(1, len(texts) - CRUMBS + 1)  # a long line: its last moves
+        if first > 1:
+            st.button("…", key="crumb-more", disabled=True, type="tertiary")
+        for i, text in enumerate(texts[first - 1:], start=first):
             st.button(f"{first_number + i - 1}. {text}", key=f"crumb-{i}", on_click=go,
                       args=(start, moves[:i]),
                       type="primary" if i == len(moves) else "tertiary")
@@ -118,7 +149,7 @@ def play_moves(current_sfen: str, start: str, moves: list) -> None:
         try:
             played = position_form.play(text, current_sfen)
         except ValueError as error:
-            st.error(str(error), icon=":material/warning:")
+            st.error(display.message(error), icon=":material/warning:")
             return
         go(start, moves + played.moves)
         st.rerun()
@@ -131,13 +162,8 @@ def main() -> None:
     min_count = filters.at_least("Moves played in at least", "explorer-min",
                                  help="games (leave out the rarer moves)")
 
-    try:
-        start, start_sfen, moves = line_from_url()
-        given = position_form.play(" ".join(moves), start_sfen)
-    except ValueError as error:
-        st.error(f"This line cannot be shown: {error}", icon=":material/warning:")
-        st.button("Back to the start position", on_click=go, args=(EVEN, []))
-        return
+    start, start_sfen, given = safe_line()
+    moves = given.moves
 
     starts = list(HANDICAPS)
     name = position_form.start_name(start_sfen)
@@ -171,7 +197,7 @@ def main() -> None:
         try:
             found = explore(sfen, filters=chosen, min_count=min_count)
         except ValueError as error:
-            st.error(str(error), icon=":material/warning:")
+            st.error(display.message(error), icon=":material/warning:")
             return
         total = sum(m["count"] for m in found)
         suffix = f" · {filters.describe(chosen)}" if chosen else ""

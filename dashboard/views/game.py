@@ -3,7 +3,10 @@ slider, or a click in the move list); the KIF move list with times and comments;
 and openings each side reached, with the ply (a click jumps there); the variations, read back
 on the board; the record's headers and sources.
 
-The URL holds the game and the ply: ``?game=12&ply=30``.
+The URL holds the game and the ply: ``?game=12&ply=30``; a game id or ply that is not one (or
+out of range) is said on the page, which shows the latest games or the game's start. Every
+text of the record (players, event, comments, file names) is shown as text, never read as
+Markdown or HTML (``display.plain``, or a table cell).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from core.position import STARTING_SFEN, Position
 from analytics import game_record as stored_game
 from dashboard import board, display, nav
 from dashboard.games_table import games_table
+from dashboard.position_form import MAX_GAME
 from dashboard.state import require_store, stored
 
 game_record = stored(stored_game.game_record)
@@ -32,6 +36,8 @@ GOTO = "goto-ply"
 PENDING = "pending-game"
 #: A game id of the URL that is not one (the URL drops it), for the message.
 BAD = "bad-game"
+#: A ply of the URL that is not one of the game's, for the message.
+BAD_PLY = "bad-ply"
 #: Moves listed around the current one (the whole list is in an expander).
 WINDOW = 15
 
@@ -47,6 +53,38 @@ def clock(seconds) -> str:
 
 def set_ply(ply: int) -> None:
     st.session_state["ply"] = ply
+
+
+def _whole(text, low: int, high: int) -> int | None:
+    """``text`` as a whole number from ``low`` to ``high`` (digits only), else None."""
+    text = str(text).strip()
+    if text.isascii() and text.isdigit() and len(text) <= 16 and low <= int(text) <= high:
+        return int(text)
+    return None
+
+
+def _shown(text) -> str:
+    text = str(text)
+    return text if len(text) <= 32 else text[:32] + "…"
+
+
+def url_ply(last: int) -> None:
+    """On a page the URL opens (the slider not drawn yet): a ``ply`` that is not a whole number
+    from 0 to ``last`` gets a warning and the start position (the URL loses it, and the page
+    runs again: the slider seeds itself from the URL the run started with)."""
+    bad = st.session_state.pop(BAD_PLY, None)
+    if bad is not None:
+        st.warning(display.plain(f"Not a ply of this game: {_shown(bad)!r} (a whole number from "
+                                 f"0 to {last}); the start position is shown."),
+                   icon=":material/warning:")
+    raw = st.query_params.get("ply")
+    if raw is None or "ply" in st.session_state or _whole(raw, 0, last) is not None:
+        return
+    del st.query_params["ply"]
+    st.session_state["ply"] = 0
+    if bad != raw:
+        st.session_state[BAD_PLY] = raw
+        st.rerun()
 
 
 def ply_slider(last: int) -> int:
@@ -75,13 +113,13 @@ def step_buttons(ply: int, last: int) -> None:
 
 
 def headline(info: dict) -> None:
-    st.title(f"▲{info['black'] or '?'}  対  △{info['white'] or '?'}")
+    st.title(display.plain(f"▲{info['black'] or '?'}  対  △{info['white'] or '?'}"))
     facts = [info["date"] or "undated", info["event"] or "no event",
              display.result_text(info["winner"], info["reason"]),
              f"{info['moves']} moves"]
     if info["handicap"] and info["handicap"] != "平手":
         facts.insert(2, info["handicap"])
-    st.caption(" · ".join(facts) + f" · game {info['game']}")
+    st.caption(display.plain(" · ".join(facts) + f" · game {info['game']}"))
     if not info["valid"]:
         st.warning(f"The record has an illegal move at ply {info['first_illegal_ply']} "
                    f"({info['illegal_code']}): the replay stops before it.",
@@ -158,10 +196,10 @@ def labels_tab(game: int, last: int) -> None:
                 kind = "囲い" if label["kind"] == "castle" else "戦型"
                 star = "★ " if label["primary"] else ""
                 english = stats.label_names().get(label["label"])
-                st.button(f"{star}{label['label']} · {kind} · {label['ply']}手",
+                st.button(display.plain(f"{star}{label['label']} · {kind} · {label['ply']}手"),
                           key=f"label-{side}-{label['kind']}-{label['label']}",
                           on_click=set_ply, args=(min(label["ply"] or 0, last),),
-                          help=(f"{english}. " if english else "")
+                          help=(f"{display.plain(english)}. " if english else "")
                           + "Go to the ply where it was reached"
                           + (" (the side's main one)" if star else ""))
 
@@ -224,8 +262,8 @@ def headers_tab(info: dict) -> None:
     st.markdown("**Read from**")
     for source in info["sources"]:
         number = source["index"] + 1 if source["index"] is not None else "?"
-        st.caption(f"`{source['path']}` · game {number}"
-                   f" · {source['format']} · {source['encoding']}")
+        st.caption(display.plain(f"{source['path']} · game {number} · {source['format']} · "
+                                 f"{source['encoding']}"))
 
 
 def open_here(row: dict) -> None:
@@ -248,6 +286,14 @@ def main() -> None:
         st.session_state["ply"] = 0
         st.session_state.pop(BAD, None)
     # the game the URL asks for (a bad id leaves the URL at once: it is kept for the message)
+    raw = st.query_params.get("game")
+    if raw is not None and _whole(raw, 1, MAX_GAME) is None:  # 1.5, -1, abc: not read as 1
+        again = st.session_state.get(BAD) == raw
+        st.session_state[BAD] = raw
+        del st.query_params["game"]
+        st.session_state.pop("game", None)
+        if not again:
+            st.rerun()  # the game input seeds itself from the URL the run started with
     asked = st.query_params.get("game", st.session_state.get(BAD))
     if st.session_state.get("game") is None and asked is None:
         latest = latest_games(limit=1)
@@ -261,8 +307,8 @@ def main() -> None:
         st.title("棋譜 Game viewer")
         if asked is not None:
             st.session_state[BAD] = asked
-            st.error(f"Not a game id: {asked!r} (a game id is a whole number from 1).",
-                     icon=":material/block:")
+            st.error(display.plain(f"Not a game id: {_shown(asked)!r} (a game id is a whole "
+                                   f"number from 1)."), icon=":material/block:")
             st.subheader("Latest games")
             pick_game(asked)
         else:
@@ -279,6 +325,7 @@ def main() -> None:
 
     info, sfens = record["info"], record["sfens"]
     last = len(sfens) - 1
+    url_ply(last)
     if GOTO in st.session_state:
         st.session_state["ply"] = st.session_state.pop(GOTO)
     if st.session_state.get("ply", 0) > last:
@@ -300,7 +347,7 @@ def main() -> None:
             board.show_board(position, last_move=last_move, caption=note)
         comment = record["moves"][ply - 1]["comment"] if ply else None
         if comment:
-            st.info(comment, icon=":material/chat:")
+            st.info(display.plain(comment, lines=True), icon=":material/chat:")
         links = st.columns(2)
         if links[0].button("Explore from here", icon=nav.EXPLORER.icon, width="stretch"):
             nav.open_explorer(info["start_sfen"], [m["usi"] for m in record["moves"][:ply]])

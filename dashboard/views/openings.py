@@ -26,6 +26,12 @@ CHART_LABELS = 8
 GRID_LABELS = 10
 
 
+def _shown(text) -> str:
+    """A value of the URL as a message quotes it (cut short)."""
+    text = str(text)
+    return text if len(text) <= 32 else text[:32] + "…"
+
+
 def forget_label() -> None:
     """A new kind: study its most played label."""
     st.session_state.pop("label", None)
@@ -40,8 +46,9 @@ def pick_label(rates: list, kind: str) -> str | None:
         return None
     wanted = st.query_params.get("label")
     if wanted and wanted not in labels and "label" not in st.session_state:
-        st.warning(f"No game in scope reached {wanted!r} as a {kind}; showing the most played "
-                   f"one instead.", icon=":material/label:")
+        st.warning(display.plain(f"No game in scope reached {_shown(wanted)!r} as a {kind}; "
+                                 f"showing the most played one instead."),
+                   icon=":material/label:")
     nav.from_url("label", labels, labels[0])
     if st.session_state["label"] not in labels:
         st.session_state["label"] = labels[0]
@@ -188,7 +195,8 @@ def main() -> None:
                                 persist_state="session", help="Count only each side's most "
                                 "specific castle or opening of the game")
     if st.query_params.get("kind") not in (None, "castle", "opening"):
-        st.warning(f"Unknown kind {st.query_params['kind']!r}: castles are shown.")
+        st.warning(display.plain(f"Unknown kind {_shown(st.query_params['kind'])!r}: castles "
+                                 f"are shown."))
     nav.from_url("kind", ("castle", "opening"), "castle")
     kind = st.segmented_control("Kind", ["castle", "opening"], key="kind",
                                 format_func=display.KINDS.get, required=True,
@@ -197,7 +205,7 @@ def main() -> None:
     try:
         rates = win_rates(kind=kind, primary_only=primary, filters=chosen)
     except ValueError as error:
-        st.error(str(error), icon=":material/warning:")
+        st.error(display.message(error), icon=":material/warning:")
         return
     if not rates:
         st.info(f"No game in scope reached a {kind}"

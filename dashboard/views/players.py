@@ -2,7 +2,8 @@
 △後手 (with 95% intervals), favourite openings and castles, head-to-head records against each
 opponent, and the latest games, the last one on the board.
 
-The URL holds ``player`` (the exact name as stored) and ``opponent``.
+The URL holds ``player`` (the exact name as stored) and ``opponent``. Names come from the
+records: they are shown as text (``display.plain``, table cells), never read as Markdown.
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
     cells[0].metric("Games", f"{len(record['games']):,}", border=True)
     cells[1].metric("Wins · draws · losses", f"{record['wins']} · {record['draws']} · "
                                              f"{record['losses']}", border=True)
-    cells[2].metric(f"{player}'s score", display.score_text(record["score"]), border=True,
+    cells[2].metric(f"{display.plain(player)}'s score", display.score_text(record["score"]),
+                    border=True,
                     delta=(f"95%: {display.score_text(record['ci_low'])}–"
                            f"{display.score_text(record['ci_high'])}"
                            if record["ci_low"] is not None else None),
@@ -120,12 +122,13 @@ def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
 def player_page(player: str, chosen: GameFilter) -> None:
     summary = player_summary(player, filters=chosen)
     if summary is None:
-        st.warning(f"No game in scope has a player named {player!r}"
+        shown = player if len(player) <= 64 else player[:64] + "…"
+        st.warning(display.plain(f"No game in scope has a player named {shown!r}")
                    + (f" ({filters.describe(chosen)})" if chosen else "")
                    + ". Names must match as stored; pick one from the list.",
                    icon=":material/person_off:")
         return
-    st.header(player)
+    st.header(display.plain(player))
     cells = st.columns(3)
     cells[0].metric("Games", f"{summary['games']:,}", border=True)
     score_metric(cells[1], "▲先手", summary["as_black"])
@@ -161,7 +164,7 @@ def main() -> None:
     try:
         listed = players(limit=LISTED, filters=chosen)
     except ValueError as error:
-        st.error(str(error), icon=":material/warning:")
+        st.error(display.message(error), icon=":material/warning:")
         return
     names = [p["player"] for p in listed]
     if names and st.session_state.get("player") is None and "player" not in st.query_params:

@@ -88,7 +88,7 @@ def lengths_section(chosen: GameFilter) -> None:
 
 def examples(title: str, games: list, key: str) -> None:
     """Games of a reason or a length, and the final position of the latest one."""
-    st.markdown(f"**{title}**")
+    st.markdown(f"**{display.plain(title)}**")
     if not games:
         st.caption("None in scope.")
         return
@@ -109,7 +109,7 @@ def main() -> None:
     try:
         total = results(filters=chosen)
     except ValueError as error:
-        st.error(str(error), icon=":material/warning:")
+        st.error(display.message(error), icon=":material/warning:")
         return
     if not total["games"]:
         st.info("No game in scope" + (f" ({filters.describe(chosen)})." if chosen else "."),

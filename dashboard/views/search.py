@@ -60,9 +60,10 @@ def main() -> None:
         position_form.form("search")
         try:
             given = position_form.given_position()
-        except ValueError as error:
-            st.error(f"This position cannot be shown: {error}", icon=":material/warning:")
-            return
+        except ValueError as error:  # a broken link: said, and the page starts afresh
+            st.error(f"This position cannot be shown: {display.message(error)}",
+                     icon=":material/warning:")
+            given = None
         if given is None:
             board.show_board(Position(), sfen=False,
                              caption="Give a position above: this board shows it, and the "

@@ -2,7 +2,8 @@
 code and path; each finding with its move text, message, and the board of the position where
 the problem occurs (before the bad move), one click from the game viewer.
 
-The URL holds the filters: ``severity``, ``code``, ``path``.
+The URL holds the filters: ``severity``, ``code``, ``path``. A finding's message, move text
+and file name come from the record: they are shown as text (``display.plain``, table cells).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import streamlit as st
 from analytics import stats
 from core.position import Position
 from dashboard import board, nav
+from dashboard.display import message, plain
 from dashboard.state import require_store, stored
 
 finding_counts = stored(stats.finding_counts)
@@ -56,7 +58,7 @@ def show_counts(rows: list, column: str, key: str) -> None:
         return
     base = common_folder([r[column] for r in rows]) if column == "path" else ""
     if base:
-        st.caption(f"Files under `{base}`")
+        st.caption(f"Files under {plain(base)}")
     frame = pd.DataFrame([{column: r[column][len(base):].lstrip("/") if base else r[column],
                            "severity": SEVERITIES.get(r["severity"],
                                                                           r["severity"]),
@@ -80,15 +82,15 @@ def finding_detail(finding: dict) -> None:
     left, right = st.columns([5, 7], gap="large")
     game, ply = finding["game"], finding["ply"]
     with right:
-        st.markdown(f"**{SEVERITIES.get(finding['severity'], finding['severity'])} · "
-                    f"`{finding['code']}`**")
-        st.write(finding["message"])
+        severity = SEVERITIES.get(finding["severity"], finding["severity"])
+        st.markdown(f"**{plain(severity)} · {plain(finding['code'])}**")
+        st.markdown(plain(finding["message"] or "", lines=True))
         if finding["text"]:
-            st.markdown(f"Move as written: **{finding['text']}**")
-        where = f"`{finding['path']}`" + (f", line {finding['line']}" if finding["line"] else "")
+            st.markdown(f"Move as written: **{plain(finding['text'])}**")
+        where = finding["path"] + (f", line {finding['line']}" if finding["line"] else "")
         if finding["index"] is not None:
             where += f", game {finding['index'] + 1} of the file"
-        st.caption(where)
+        st.caption(plain(where))
         if game is not None:
             nav.game_link(game, max(0, (ply or 1) - 1),
                           f"Open game {game}" + (f" before move {ply}" if ply else ""))
@@ -105,7 +107,7 @@ def finding_detail(finding: dict) -> None:
                 at = board.game_position(game, 0)
                 before = 0
             except ValueError as error:
-                st.warning(str(error))
+                st.warning(message(error))
                 return
         caption = (f"Game {game} before move {ply} ({finding['text'] or '?'})" if ply
                    else f"Game {game}, start position (the finding is about the record)")
