@@ -11,8 +11,8 @@ before Streamlit reads it as Markdown (titles, captions, messages, metric and bu
     ('33%', '54.3% (51.0–57.3)')
     >>> move_text("startpos", "7g7f")
     '▲７六歩'
-    >>> print(plain("![x](http://evil/x.png) <b>"))
-    \\!\\[x\\]\\(http\\:\\/\\/evil\\/x\\.png\\) &lt;b&gt;
+    >>> print(plain("![x](evil.png) <b>"))
+    \\!\\[x\\]\\(evil\\.png\\) &lt;b&gt;
 """
 
 from __future__ import annotations
@@ -45,6 +45,11 @@ SIDES = {"black": "▲先手", "white": "△後手"}
 _SPECIAL = re.compile(r"[!-/:-@\[-`{-~]")
 _ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: Where Streamlit would make a link of plain text (GFM's autolinks: ``http://…``,
+#: ``www.…``, ``name@host.…``, found in the text after escapes are read): an invisible word
+#: joiner goes there, so that no address becomes a link.
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=:)|(?<=http)(?=:)|(?<=www)(?=\.)|(?<=@)")
+JOINER = "\u2060"
 #: The longest message shown from an error (its first part: the rest is noise).
 MESSAGE_CHARS = 600
 
@@ -53,18 +58,21 @@ def plain(text, lines: bool = False) -> str:
     """``text`` as Markdown that shows exactly that text: every ASCII punctuation mark escaped
     with a backslash (no image, link, emphasis, heading, list, table, ``$`` formula,
     ``:material/…:`` icon or ``:red[…]`` colour can start), ``<``, ``>`` and ``&`` as HTML
-    entities (no HTML), controls dropped. Newlines become spaces, or line breaks with
-    ``lines`` (a comment). For ``st.markdown``, captions, titles, headers, messages, metric,
-    button and expander labels — not for ``st.text``, ``st.code`` or table cells, which show
-    text as it is.
+    entities (no HTML), controls dropped, and an invisible word joiner (``JOINER``) after
+    ``http``, ``https``, ``www`` and ``@`` (Streamlit links bare addresses in text). Newlines
+    become spaces, or line breaks with ``lines`` (a comment). For ``st.markdown``, captions,
+    titles, headers, messages, metric, button and expander labels — not for ``st.text``,
+    ``st.code`` or table cells, which show text as it is.
 
     >>> print(plain("**bold** $x$ :red[y]"))
     \\*\\*bold\\*\\* \\$x\\$ \\:red\\[y\\]
     >>> plain("one\\ntwo", lines=True)
     'one  \\ntwo'
+    >>> print(plain("http://x.org www.x.org").replace(JOINER, "⁀"))
+    http⁀\\:\\/\\/x\\.org www⁀\\.x\\.org
     """
     text = (text if isinstance(text, str) else str(text)).replace("\r\n", "\n")
-    text = _CONTROLS.sub("", text.replace("\r", "\n"))
+    text = _AUTOLINK.sub(JOINER, _CONTROLS.sub("", text.replace("\r", "\n")))
     text = _SPECIAL.sub(lambda m: _ENTITIES.get(m.group(), "\\" + m.group()), text)
     return text.replace("\n", "  \n") if lines else " ".join(text.split("\n"))
 

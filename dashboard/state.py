@@ -17,7 +17,8 @@ from pathlib import Path
 import streamlit as st
 
 from store import DEFAULT_STORE
-from store.folder import Store, StoreError, damage_message
+from store.diagnose import LIBRARIES, causes, diagnose, first_damage
+from store.folder import Store, StoreError
 
 #: Answers kept per function and stamp (a page asks a few dozen questions at most).
 _ENTRIES = 512
@@ -71,65 +72,28 @@ def show_problem(problem: str) -> None:
         st.code(f"kifudb check --repair --store {store_root()}", language="bash")
 
 
-#: The libraries whose errors come from reading the store's files.
-_STORE_LIBRARIES = ("duckdb", "_duckdb", "duckdb_engine", "sqlalchemy", "pyarrow")
-
-
 def failure(error: BaseException) -> str | None:
     """What to tell the user of an error raised while a page read the store, or None if it is
-    not the store's (a bug, shown as such). A damaged store is named as ``kifudb check``
-    names it: the batch and file, and why; errors wrapped by SQLAlchemy are unwrapped, and
-    one that names no file (a corrupt page inside a Parquet file) has the store's files
-    checked to find it."""
-    chain, seen = [], set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        chain.append(error)
-        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
+    not the store's (a bug, shown as such): ``store.diagnose``'s wording, the store's files
+    checked at most once per commit when the error names none."""
     root = store_root()
-    worded = next((c for c in chain if isinstance(c, StoreError)), None)
-    if worded is not None and str(worded).startswith("store damaged"):
-        return str(worded)
-    for cause in reversed(chain):  # DuckDB's own error first: SQLAlchemy's adds its SQL
-        named = damage_message(cause, root)
-        if named is not None:
-            return _repair_hint(named)
-    if worded is None and not any(isinstance(c, OSError) or type(c).__module__.split(".")[0]
-                                  in _STORE_LIBRARIES for c in chain):
+    message = diagnose(error, root, checker=lambda _: _checked(str(root), stamp()))
+    if message is not None:
+        return message if "--repair" in message or not message.startswith("store damaged") \
+            else f"{message} Run `kifudb check --repair --store {root}`."
+    chain = causes(error)
+    if not any(type(c).__module__.split(".")[0] in LIBRARIES for c in chain):
         return None
-    found = _checked(str(root), stamp())
-    if found is not None:
-        return found
-    if worded is not None:  # not damage: a foreign store, an unreadable manifest…
-        return str(worded)
     first = (str(chain[-1]).strip().splitlines() or [type(chain[-1]).__name__])[0]
     return (f"The store at {root} could not answer: {first}. `kifudb check --store {root}` "
             f"verifies its files; a store written by another version of kifudb must be "
             f"ingested again into a new folder.")
 
 
-def _repair_hint(message: str) -> str:
-    return message if "--repair" in message else \
-        f"{message} Run `kifudb check --repair --store {store_root()}`."
-
-
 @st.cache_data(show_spinner="Checking the store's files…", max_entries=8)
 def _checked(root: str, stamp) -> str | None:
-    """The first damaged file of the store (``store.check.check_store``, which reads every
-    file whole: only after a read failed, once per commit), as a message; None if sound."""
-    from store.check import check_store
-
-    report = check_store(root)
-    if report.manifest_problem is not None:
-        return report.manifest_problem
-    if not report.damaged:
-        return None
-    first = report.damaged[0]
-    more = len(report.damaged) - 1
-    return (f"store damaged: batch {first.batch}, file {first.file}: {first.reason}"
-            + (f" (and {more} more damaged file{'s' if more > 1 else ''})" if more else "")
-            + f". Run `kifudb check --repair --store {root}` to drop the damaged batches and "
-              f"read their record files again.")
+    """``store.diagnose.first_damage``, once per commit: it reads every file whole."""
+    return first_damage(root)
 
 
 @st.cache_data(show_spinner=False, max_entries=_ENTRIES)

@@ -56,21 +56,16 @@ class _Commands(click.Group):
 
 
 def _store_message(error: Exception):
-    """What to tell the user of an error from the store, or None for any other error."""
+    """What to tell the user of an error from the store (``store.diagnose``), or None for any
+    other error."""
     if "store.folder" not in sys.modules:  # no store was opened: not a store problem
         return None
-    from store.folder import StoreError, damage_message
+    from store.diagnose import diagnose
 
-    if isinstance(error, StoreError):
-        return str(error)
-    duckdb = sys.modules.get("duckdb")
-    if duckdb is not None and isinstance(error, duckdb.Error) or isinstance(error, OSError):
-        for root in _open_roots():
-            message = damage_message(error, root)
-            if message is not None:
-                return message
-        if isinstance(error, OSError) and error.errno == 28:  # ENOSPC
-            return f"the disk is full: {error.strerror} ({error.filename or 'the store'})"
+    for root in _open_roots():
+        message = diagnose(error, root, check=False)
+        if message is not None:
+            return message
     return None
 
 
@@ -202,7 +197,10 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     sys.stdout.flush()
     command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
                "--server.address", address, "--server.headless", str(headless).lower(),
-               "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal"]
+               "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
+               # an unforeseen error shows its type in the browser, not the server's paths
+               # (its traceback goes to this terminal)
+               "--client.showErrorDetails", "type"]
     # this process becomes the server, so that Ctrl-C and signals reach Streamlit itself
     os.execve(sys.executable, command, {**os.environ, "KIFUDB_STORE": str(store.root)})
 

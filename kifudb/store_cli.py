@@ -9,7 +9,9 @@ line (a thin layer over ``analytics.queries`` and ``analytics.position_input``).
 A position is given by exactly one of ``--sfen``, ``--moves`` (USI, KIF or KI2; ``--start`` sets
 the position they start from), ``--diagram FILE`` (a KIF board diagram; ``-`` reads stdin) or
 ``--game ID --ply N``; ``explore`` defaults to the even start. Bad input gets a message saying
-what is wrong, never a traceback.
+what is wrong, never a traceback: a diagram file that is not a regular file of at most 64 KB
+(``/dev/zero``, a pipe) is refused before it is read, and a damaged store is named as
+``kifudb check`` names it (``store_failure``).
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ def _position_options(command):
         click.option("--start", default="startpos", show_default=True,
                      help="The SFEN that --moves start from."),
         click.option("--diagram", type=click.Path(dir_okay=False, allow_dash=True),
-                     help="A file holding a KIF board diagram (局面図); '-' for stdin."),
+                     help="A file holding a KIF board diagram (局面図), at most 64 KB; '-' "
+                          "for stdin."),
         click.option("--game", "game_id", type=int, help="A game id of the store (with --ply)."),
         click.option("--ply", type=click.IntRange(min=0),
                      help="With --game: the position after this many moves."),
@@ -172,51 +175,14 @@ def _guard(function):
     return wrapper
 
 
-#: The libraries whose errors come from reading the store's files.
-_STORE_LIBRARIES = ("duckdb", "_duckdb", "duckdb_engine", "sqlalchemy", "pyarrow")
-
-
 def store_failure(error: BaseException, root, check: bool | None = None) -> str | None:
-    """What to tell the user of an error raised while reading the store at ``root``, or None
-    if it is not the store's. A ``StoreError`` says it itself; a DuckDB or Arrow error (also
-    wrapped by SQLAlchemy) that names a batch file is worded by ``store.folder.damage_message``;
-    one that names no file (a corrupt page inside a Parquet file) has the store's files checked
-    (``store.check.check_store``; ``check`` True or False: whatever the error, or never) to
-    name the damaged batch and file."""
+    """What to tell the user of an error raised while reading the store at ``root`` (the one
+    wording of ``store.diagnose``), or None if it is not the store's."""
     if "store.folder" not in sys.modules:  # no store was opened: not a store problem
         return None
-    from store.folder import StoreError, damage_message
+    from store.diagnose import diagnose
 
-    chain, seen = [], set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        chain.append(error)
-        error = getattr(error, "orig", None) or error.__cause__ or error.__context__
-    root = Path(root).resolve()
-    worded = next((c for c in chain if isinstance(c, StoreError)), None)
-    if worded is not None and str(worded).startswith("store damaged"):
-        return str(worded)
-    for cause in reversed(chain):  # DuckDB's own error first: SQLAlchemy's adds its SQL
-        named = damage_message(cause, root)
-        if named is not None:
-            return named
-    if check is None:
-        check = worded is not None or any(type(c).__module__.split(".")[0] in _STORE_LIBRARIES
-                                          for c in chain)
-    if not check:
-        return None if worded is None else str(worded)
-    from store.check import check_store
-
-    report = check_store(root)
-    if report.manifest_problem is not None and (root / "manifest.json").exists():
-        return report.manifest_problem
-    if not report.damaged:  # not damage: a foreign store, a failing query…
-        return None if worded is None else str(worded)
-    first, more = report.damaged[0], len(report.damaged) - 1
-    return (f"store damaged: batch {first.batch}, file {first.file}: {first.reason}"
-            + (f" (and {more} more damaged file{'s' if more > 1 else ''})" if more else "")
-            + f". Run `kifudb check --repair --store {root}` to drop the damaged batches and "
-              f"read their record files again.")
+    return diagnose(error, root, check)
 
 
 # ----- formatting --------------------------------------------------------------------------------

@@ -75,7 +75,8 @@ def page(name: str, **params) -> AppTest:
 def shown(markdown: str) -> str:
     """The text a Markdown string shows, for the texts the pages escape (``display.plain``:
     a backslash before each ASCII punctuation mark, ``&lt;`` for ``<``, line breaks)."""
-    return html.unescape(re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)).replace("  \n", "\n")
+    return html.unescape(re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", markdown)).replace(
+        "  \n", "\n").replace("\u2060", "")
 
 
 def values(elements) -> list:
