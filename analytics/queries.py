@@ -40,10 +40,10 @@ from duckdb_engine.datatypes import UBigInteger
 from analytics import checks
 from analytics.filters import GameFilter
 from analytics.results import Results, count_columns
+from core.move import code_move, code_usi
 from core.notation import ki2_move, kif_move
 from core.position import Position
 from store.engine import fetch, game_summary, games, moves, positions, sources
-from store.schema import code_move, code_usi
 
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
            "position_key"]

@@ -84,3 +84,36 @@ def _parse_usi(text: str) -> Move:
 
 _USI_CACHE: dict = {}  # text -> Move (valid USI texts only, so at most ~13,000 entries)
 _USI_TEXT: dict = {}  # Move -> text, likewise bounded
+
+
+#: the first code of a drop (below it, board moves: ``from * 81 + to``, +6561 promoting)
+DROP_BASE = 13122
+
+
+def move_code(move: Move) -> int:
+    """The 14-bit code of a move: a board move is ``from * 81 + to`` (+ 6561 when it promotes),
+    a drop ``13122 + (type - 1) * 81 + to``; the store keeps moves so::
+
+        >>> move_code(Move.from_usi("7g7f")), move_code(Move.from_usi("P*5e"))
+        (4919, 13162)
+        >>> code_move(4919) == Move.from_usi("7g7f"), code_usi(13162)
+        (True, 'P*5e')
+    """
+    if move.from_square is None:
+        return DROP_BASE + (move.drop - 1) * 81 + move.to_square
+    return move.from_square * 81 + move.to_square + (6561 if move.promotion else 0)
+
+
+def code_move(code: int) -> Move:
+    """The move of a ``move_code``."""
+    if code >= DROP_BASE:
+        drop, to = divmod(code - DROP_BASE, 81)
+        return Move(None, to, False, drop + 1)
+    promotion = code >= 6561
+    from_square, to = divmod(code - 6561 if promotion else code, 81)
+    return Move(from_square, to, promotion, None)
+
+
+def code_usi(code: int) -> str:
+    """The USI text of a ``move_code``."""
+    return code_move(code).usi()

@@ -20,13 +20,15 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from array import array
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from core.findings import ERROR, Finding
-from core.move import Move
+from core.move import Move, move_code
+from core.outcome import Reason, Winner
 from ingest.read import FileRead, decoded, load, parse, worker_context
 from ingest.record import GameRecord
 from ingest.validate import ValidatedGame, validate_record
@@ -53,15 +55,16 @@ class StoredGame:
     headers: dict
     raw_headers: dict
     start_sfen: str
-    #: the main-line moves that replayed legally (``core.move.Move``)
-    main_line: list
+    #: the main-line moves that replayed legally, as ``core.move.move_code``s (an array of
+    #: small ints pickles as bytes: workers hand games back cheaply)
+    move_codes: array
     #: the 64-bit key of every main-line position, the start included
-    keys: list
+    keys: array
     first_illegal_ply: Optional[int]
     illegal_code: Optional[str]
     final_sfen: Optional[str]
-    winner: str
-    reason: str
+    winner: Winner
+    reason: Reason
     declared_ending: Optional[str]
     fingerprint: str
     findings: list
@@ -80,7 +83,7 @@ class StoredGame:
     @property
     def moves(self) -> int:
         """How many main-line moves replayed legally."""
-        return len(self.main_line)
+        return len(self.move_codes)
 
     @property
     def valid(self) -> bool:
@@ -142,10 +145,11 @@ def stored_game(path: str, record: GameRecord, labels: bool = False, positions: 
     """Replay one record (``ingest.validate``) and turn it into a ``StoredGame``."""
     replayed = validate_record(record)
     game = replayed.game
-    main_line = list(game.moves) if game is not None else []
+    main_line = game.moves if game is not None else []
     stored = StoredGame(
         path, record.index, record.format, record.encoding, record.first_line, replayed.headers,
-        record.headers, replayed.start_sfen, main_line, replayed.keys,
+        record.headers, replayed.start_sfen, array("H", map(move_code, main_line)),
+        array("Q", replayed.keys),
         replayed.first_illegal_ply, replayed.illegal_code, replayed.final_sfen, replayed.winner,
         replayed.reason, record.ending.word if record.ending else None, replayed.fingerprint,
         replayed.findings, len(record.moves), len(record.variations), list(record.comments),
@@ -188,10 +192,10 @@ def _broken_game(read: FileRead, record: GameRecord, error: Exception) -> Stored
     written = "\n".join([record.start_sfen, *(m.text for m in record.moves)])
     identity = hashlib.blake2b(written.encode("utf-8", "replace"), digest_size=8).hexdigest()
     return StoredGame(read.path, record.index, record.format, record.encoding, record.first_line,
-                      {}, record.headers, record.start_sfen, [], [], None, None, None, "none",
-                      "unknown", record.ending.word if record.ending else None, identity,
-                      [finding], len(record.moves), len(record.variations),
-                      list(record.comments), 0)
+                      {}, record.headers, record.start_sfen, array("H"), array("Q"), None, None,
+                      None, Winner.NONE, Reason.UNKNOWN,
+                      record.ending.word if record.ending else None, identity, [finding],
+                      len(record.moves), len(record.variations), list(record.comments), 0)
 
 
 def read_files(paths: list, jobs: int = 1, progress: Optional[str] = None,

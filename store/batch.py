@@ -26,7 +26,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest.pipeline import StoredGame
-from store.schema import TABLES, move_code
+from store.schema import TABLES
+
+
+_END = 0xFFFF  # the next move of a game's last position: none (stored as null)
 
 
 class Batch:
@@ -39,7 +42,7 @@ class Batch:
         self.positions = 0
         self._game_rows: dict = {}
         self._keys, self._games = array("Q"), array("i")
-        self._plies, self._sides, self._next_moves = array("i"), array("b"), array("i")
+        self._plies, self._sides, self._next_moves = array("i"), array("b"), array("H")
 
     def _add(self, table: str, **values) -> None:
         for name, column in self.columns[table].items():
@@ -80,8 +83,8 @@ class Batch:
         self._games.extend([game_id] * n)
         self._plies.extend(range(n))
         self._sides.extend([(ply % 2 == 0) == black for ply in range(n)])
-        self._next_moves.extend(map(move_code, game.main_line))
-        self._next_moves.append(-1)
+        self._next_moves.extend(game.move_codes)
+        self._next_moves.append(_END)  # no move after the last position
         self.positions += n
 
     def add_source(self, game_id: int, game: StoredGame) -> None:
@@ -119,13 +122,13 @@ class Batch:
         out = {name: pa.Table.from_pydict(self.columns[name], schema=schema)
                for name, schema in TABLES.items() if name != "positions"}
         schema = TABLES["positions"]
-        next_moves = pa.array(self._next_moves, type=schema.field("next_move").type)
+        next_moves = pa.array(self._next_moves, type=pa.uint16())
         positions = pa.Table.from_arrays([
             pa.array(self._keys, type=pa.uint64()), pa.array(self._games, type=pa.int32()),
             pa.array(self._plies, type=schema.field("ply").type),
             pa.array(self._sides, type=pa.int8()).cast(pa.bool_()),
-            pc.if_else(pc.equal(next_moves, -1), pa.nulls(len(next_moves), next_moves.type),
-                       next_moves),
+            pc.if_else(pc.equal(next_moves, _END), pa.nulls(len(next_moves), pa.uint16()),
+                       next_moves).cast(schema.field("next_move").type),
         ], schema=schema)
         out["positions"] = positions.take(pc.sort_indices(
             positions, [("key", "ascending"), ("game", "ascending"), ("ply", "ascending")]))

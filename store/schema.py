@@ -33,8 +33,8 @@ tables:
 Plies, line numbers and move counts are 32-bit: wide enough for any record a reader accepts
 (a 64 MB file holds fewer than 2**31 moves). The move code fits 16 bits.
 
-The move code packs a move in 14 bits: a board move is ``from * 81 + to`` (+ 6561 when it
-promotes), a drop is ``13122 + (type - 1) * 81 + to``::
+The move code (``core.move.move_code``) packs a move in 14 bits: a board move is
+``from * 81 + to`` (+ 6561 when it promotes), a drop is ``13122 + (type - 1) * 81 + to``::
 
     >>> from core import Move
     >>> move_code(Move.from_usi("7g7f")), move_code(Move.from_usi("P*5e"))
@@ -47,9 +47,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from core.move import Move
-
-DROP_BASE = 13122
+from core.move import code_move, code_usi, move_code  # noqa: F401 (the store's move code)
 
 GAMES = pa.schema([
     ("game", pa.int32()), ("fingerprint", pa.string()), ("event", pa.string()),
@@ -91,25 +89,3 @@ LABELS = pa.schema([
 
 TABLES = {"games": GAMES, "sources": SOURCES, "moves": MOVES, "positions": POSITIONS,
           "findings": FINDINGS, "files": FILES, "retired": RETIRED, "labels": LABELS}
-
-
-def move_code(move: Move) -> int:
-    """The 14-bit code of a move (see the module docstring)."""
-    if move.from_square is None:
-        return DROP_BASE + (move.drop - 1) * 81 + move.to_square
-    return move.from_square * 81 + move.to_square + (6561 if move.promotion else 0)
-
-
-def code_move(code: int) -> Move:
-    """The move of a code."""
-    if code >= DROP_BASE:
-        drop, to = divmod(code - DROP_BASE, 81)
-        return Move(None, to, False, drop + 1)
-    promotion = code >= 6561
-    from_square, to = divmod(code - 6561 if promotion else code, 81)
-    return Move(from_square, to, promotion, None)
-
-
-def code_usi(code: int) -> str:
-    """The USI text of a move code."""
-    return code_move(code).usi()

@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analytics.position_input import position_from_moves
-from store.schema import code_usi
+from core.move import code_usi
 from store.folder import Store
 from core.move import Move
 from core.notation import ki2_move
