@@ -247,12 +247,17 @@ def _paths_naming(folder: Path, games: set) -> set:
     return {row["path"] for row in data if row["game"] in games}
 
 
+def _count(n: int, one: str, many: str = "") -> str:
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def render(report: CheckReport) -> str:
     """The report in words, for ``kifudb check``."""
     lines = []
     if report.manifest_problem:
         lines.append(f"manifest: {report.manifest_problem}")
-    lines.append(f"store {report.root}: {report.batches} batches, {report.files} files checked")
+    lines.append(f"store {report.root}: {_count(report.batches, 'batch', 'batches')}, "
+                 f"{_count(report.files, 'file')} checked")
     lines += [f"damaged: {d}" for d in report.damaged]
     lines += [f"not in the manifest (left as it is): batches/{name}" for name in report.strays]
     if report.rebuilt:
@@ -261,7 +266,8 @@ def render(report: CheckReport) -> str:
     for name in report.dropped:
         lines.append(f"repaired: batch {name} dropped (moved to damaged/)")
     if report.reread:
-        lines.append(f"read again: {len(report.reread)} record files of the dropped batches")
+        lines.append(f"read again: {_count(len(report.reread), 'record file')} of the dropped "
+                     f"batches")
     for path in report.missing_sources:
         lines.append(f"not found, ingest it again if you have it: {path}")
     if report.sound and not report.dropped and not report.rebuilt:

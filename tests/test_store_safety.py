@@ -268,7 +268,7 @@ def test_check_finds_a_truncated_file_and_repair_reads_its_records_again(tmp_pat
         found.output and "Traceback" not in found.output
     repaired = _check("--store", store.root, "--repair")
     assert repaired.exit_code == 0, repaired.output
-    assert "batch b000002 dropped" in repaired.output and "read again: 1 record files" in \
+    assert "batch b000002 dropped" in repaired.output and "read again: 1 record file of" in \
         repaired.output
     assert _check("--store", store.root).exit_code == 0
     assert games(Store(store.root)) == 14
