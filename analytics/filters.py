@@ -25,6 +25,14 @@ Bad values are refused when the filter is made, saying which and why::
     Traceback (most recent call last):
     ...
     analytics.filters.FilterError: winner must be one of black, white, draw, none, not 'nobody'
+
+On a mixed collection most games may have no result (opening fragments, aborted games):
+``decided=True`` keeps the games with one (a win or a draw), and ``moves_from`` the games of
+at least that many moves. A handicap is named as ``core.handicap`` names it, whatever the
+spelling given::
+
+    >>> GameFilter(decided=True, moves_from=20, handicap="KY")
+    GameFilter(handicap='香落ち', decided=True, moves_from=20)
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from typing import Optional
 import sqlalchemy as sa
 
 from analytics import checks
+from core.handicap import canonical_name
 from store.engine import game_summary
 
 __all__ = ["GameFilter", "FilterError", "WINNERS"]
@@ -63,10 +72,14 @@ class GameFilter:
     - ``date_from``, ``date_to``: the game's date, inclusive (a ``date`` or ISO text; undated
       games are left out once either is given);
     - ``event``: a case-insensitive part of the event's name;
-    - ``handicap``: the normalized handicap exactly (``平手``, ``香落ち`` …);
+    - ``handicap``: the game's handicap exactly (``平手``, ``香落ち`` …: what its start position
+      is, else what its header says; any spelling ``core.handicap`` knows, ``KY`` or ``香落``,
+      is its KIF name);
     - ``reason``: how the game ended, exactly (``resign``, ``checkmate`` …);
     - ``winner``: ``black``, ``white``, ``draw`` or ``none``;
-    - ``moves_from``, ``moves_to``: the number of moves replayed, inclusive.
+    - ``decided``: True keeps the games with a result (a win or a draw), False those without;
+    - ``moves_from``, ``moves_to``: the number of moves replayed, inclusive (``moves_from`` is
+      a minimum length: fragments and aborted games are short).
     """
 
     player: Optional[str] = None
@@ -76,6 +89,7 @@ class GameFilter:
     handicap: Optional[str] = None
     reason: Optional[str] = None
     winner: Optional[str] = None
+    decided: Optional[bool] = None
     moves_from: Optional[int] = None
     moves_to: Optional[int] = None
 
@@ -127,10 +141,29 @@ class GameFilter:
             value = getattr(self, name)
             if value is not None:
                 conditions.append(compare(column, sa.bindparam(name, value)))
+        if self.decided is not None:  # a game without a result has the winner "none"
+            compare = operator.ne if self.decided else operator.eq
+            conditions.append(compare(g.winner, sa.bindparam("no_result", "none")))
         return conditions
 
+
+def _handicap(value, name: str) -> str:
+    """A handicap's KIF name when ``core.handicap`` knows the spelling (``KY``, ``香落``), else
+    the text as given (a header may name anything: ``その他``)."""
+    value = checks.text(value, name).strip()
+    try:
+        return canonical_name(value)
+    except KeyError:
+        return value
+
+
+def _flag(value, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, not {value!r}")
+    return value
+
 _CHECKS = {
-    "player": checks.text, "event": checks.text, "handicap": checks.text,
+    "player": checks.text, "event": checks.text, "handicap": _handicap, "decided": _flag,
     "date_from": checks.date, "date_to": checks.date,
     "reason": checks.name,
     "winner": lambda value, name: checks.choice(value, name, WINNERS),

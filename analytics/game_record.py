@@ -10,25 +10,37 @@ position after every main-line move, each move in KI2, each variation from its b
     >>> branch = variation_line(STARTING_SFEN, ["7g7f", "3c3d", "2g2f"], rows, 2)
     >>> branch["start_ply"], branch["sfens"][-1].split()[0]
     (3, 'lnsgkgsnl/1r5b1/p1ppppppp/1p7/9/2P4P1/PP1PPPP1P/1B5R1/LNSGKGSNL')
+
+A move is shown "as written" in its record's own notation; a JKF record's moves are JSON
+objects, shown in KIF (the notation JKF is made from)::
+
+    >>> shown_text('{"color":0,"from":{"x":7,"y":7},"piece":"FU","to":{"x":7,"y":6}}')
+    '７六歩(77)'
+    >>> shown_text('{"piece":"KA","to":{"x":5,"y":5}}'), shown_text("▲７六歩")
+    ('５五角打', '▲７六歩')
 """
 
 from __future__ import annotations
 
+import json
+
 from analytics import queries
 from analytics.position_input import position_from_game
 from core.move import Move
-from core.notation import ki2_move
+from core.notation import ki2_move, kif_move
+from core.pieces import CSA_TYPES, FILE_DIGITS_FULL, KANJI, RANK_KANJI
 from core.position import STARTING_SFEN, Position
 
 
 def replayed_positions(start_sfen: str, usi_moves: list) -> dict:
     """``usi_moves`` (legal, as stored) played from ``start_sfen``: ``{"sfens": [SFEN after 0,
-    1, … moves], "moves": [{"usi", "ki2"}]}``."""
+    1, … moves], "moves": [{"usi", "ki2", "kif"}]}``."""
     position = Position.from_sfen(start_sfen)
     sfens, moves, previous = [position.sfen()], [], None
     for usi in usi_moves:
         move = Move.from_usi(usi)
-        moves.append({"usi": usi, "ki2": ki2_move(position, move, previous)})
+        moves.append({"usi": usi, "ki2": ki2_move(position, move, previous),
+                      "kif": kif_move(position, move, previous)})
         position.push(move)
         previous = move.to_square
         sfens.append(position.sfen())
@@ -36,10 +48,13 @@ def replayed_positions(start_sfen: str, usi_moves: list) -> dict:
 
 
 def game_record(store, game: int) -> dict | None:
-    """Everything the viewer shows of a game: ``info`` (``queries.game_info``), ``moves`` (main
-    line: ``ply``, ``usi``, ``ki2``, ``text``, ``seconds``, ``comment``; moves after the first
-    that could not be replayed keep only their text), ``sfens`` (after each replayed move) and
-    ``variations`` (``queries.game_variations`` rows). None for an unknown game."""
+    """Everything the viewer shows of a game: ``info`` (``queries.game_info``: its sources
+    with a KIF, KI2 or CSA file first), ``moves`` (main line: ``ply``, ``usi``, ``ki2``,
+    ``text`` — as written, in the record's notation: KIF for a JKF record, see
+    ``shown_text`` —, ``written`` (the text as stored), ``seconds``, ``comment``; moves after
+    the first that could not be replayed keep only their text), ``sfens`` (after each replayed
+    move) and ``variations`` (``queries.game_variations`` rows, ``text`` shown the same way).
+    None for an unknown game."""
     info = queries.game_info(store, int(game))
     if info is None:
         return None
@@ -48,10 +63,60 @@ def game_record(store, game: int) -> dict | None:
     line = replayed_positions(info["start_sfen"] or STARTING_SFEN, replayed)
     moves = []
     for i, row in enumerate(rows):
-        ki2 = line["moves"][i]["ki2"] if i < len(line["moves"]) else None
-        moves.append({**row, "ki2": ki2})
-    return {"info": info, "moves": moves, "sfens": line["sfens"],
-            "variations": queries.game_variations(store, int(game))}
+        played = line["moves"][i] if i < len(line["moves"]) else None
+        text = row["text"]
+        if _is_jkf(text):
+            text = played["kif"] if played is not None else shown_text(text)
+        moves.append({**row, "text": text, "written": row["text"],
+                      "ki2": played["ki2"] if played is not None else None})
+    variations = [{**row, "text": shown_text(row["text"]), "written": row["text"]}
+                  for row in queries.game_variations(store, int(game))]
+    return {"info": info, "moves": moves, "sfens": line["sfens"], "variations": variations}
+
+
+def _is_jkf(text) -> bool:
+    return isinstance(text, str) and text.startswith("{")
+
+
+def shown_text(text):
+    """A move's text as the viewer shows it "as written": as it is, but for a JKF move object
+    (JSON), which becomes KIF text — ``７六歩(77)``, ``同　歩(77)``, ``２二角成(88)``,
+    ``５五角打`` — read from the object alone (a move that was not replayed has no position);
+    an object that names no piece or square stays as it is."""
+    if not _is_jkf(text):
+        return text
+    try:
+        move = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(move, dict) and isinstance(move.get("move"), dict):
+        move = move["move"]
+    if not isinstance(move, dict):
+        return text
+    piece = CSA_TYPES.get(move.get("piece")) if isinstance(move.get("piece"), str) else None
+    to, origin = _square(move.get("to")), _square(move.get("from"))
+    if piece is None or (to is None and move.get("same") is not True):
+        return text
+    if move.get("same") is True:
+        where = "同　"
+    else:
+        where = FILE_DIGITS_FULL[to[0]] + RANK_KANJI[to[1]]
+    if move.get("from") is None:
+        return f"{where}{KANJI[piece]}打"
+    if origin is None:
+        return text
+    promoted = "成" if move.get("promote") is True else ""
+    return f"{where}{KANJI[piece]}{promoted}({origin[0]}{origin[1]})"
+
+
+def _square(value):
+    """``(file, rank)`` of a JKF square ``{"x": 7, "y": 6}``, or None."""
+    if not isinstance(value, dict):
+        return None
+    x, y = value.get("x"), value.get("y")
+    if all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 9 for v in (x, y)):
+        return x, y
+    return None
 
 
 def variation_lines(rows: list) -> dict:

@@ -84,12 +84,13 @@ def _key_filter(name: str, key: int):
 
 
 def search(store, position, mirror: bool = False, limit: Optional[int] = None,
-           offset: int = 0) -> list:
+           offset: int = 0, one_per_game: bool = False) -> list:
     """Every game and ply where ``position`` (a ``Position``, an SFEN or a key) occurred, as
     dicts:
     ``game``, ``ply``, ``black``, ``white``, ``date`` (ISO), ``event``, ``winner``, ``reason``,
-    ``path`` (one source file, the first by name), ``next_move`` (USI, None at the end) and
-    ``mirrored``. A position repeated in a game gives one row per occurrence.
+    ``handicap``, ``path`` (one source file, the first by name), ``next_move`` (USI, None at
+    the end) and ``mirrored``. A position repeated in a game gives one row per occurrence, or
+    with ``one_per_game`` only its first (the game listed once).
 
     ``mirror=True`` (a ``Position`` or an SFEN only) adds the games that reached its left-right
     mirror image, with ``mirrored`` True (a symmetric position is its own mirror and is found
@@ -99,9 +100,15 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
     ``occurrences`` counts them all).
     """
     hits = _hits(position, mirror)
+    if one_per_game:
+        nth = sa.func.row_number().over(partition_by=hits.c.game,
+                                        order_by=(hits.c.ply, hits.c.mirrored))
+        ranked = sa.select(hits, nth.label("nth")).subquery("ranked")
+        hits = (sa.select(ranked.c.game, ranked.c.ply, ranked.c.next_move, ranked.c.mirrored)
+                .where(ranked.c.nth == sa.bindparam("first", 1)).subquery("first_hits"))
     g = game_summary.c
     statement = (sa.select(hits.c.game, hits.c.ply, g.black, g.white, g.date, g.event, g.winner,
-                           g.reason, g.path, hits.c.next_move, hits.c.mirrored)
+                           g.reason, g.handicap, g.path, hits.c.next_move, hits.c.mirrored)
                  .join_from(hits, game_summary, g.game == hits.c.game)
                  .order_by(g.date.desc().nulls_last(), hits.c.game, hits.c.ply))
     if limit is not None:
@@ -195,7 +202,7 @@ def explore(store, position, *, filters: GameFilter = GameFilter(), min_count: i
 def game_info(store, game_id: int) -> Optional[dict]:
     """The ``games`` row of a game as a dict (``headers`` parsed from JSON, ``date`` and
     ``end_date`` ISO) with ``sources`` (path, index, format, encoding of each file it was read
-    from); None if the store shows no such game."""
+    from; a KIF, KI2 or CSA file first, then by path); None if the store shows no such game."""
     game_id = checks.game_id(game_id)
     found = fetch(store, sa.select(games).where(games.c.game == sa.bindparam("game", game_id)))
     if not found:
@@ -203,11 +210,19 @@ def game_info(store, game_id: int) -> Optional[dict]:
     info = checks.iso_dates(found, "date", "end_date")[0]
     if info["headers"]:
         info["headers"] = json.loads(info["headers"])
-    info["sources"] = fetch(store, sa.select(sources.c.path, sources.c.index, sources.c.format,
-                                             sources.c.encoding)
-                            .where(sources.c.game == sa.bindparam("game", game_id))
-                            .order_by(sources.c.path, sources.c.index))
+    info["sources"] = sorted(
+        fetch(store, sa.select(sources.c.path, sources.c.index, sources.c.format,
+                               sources.c.encoding)
+              .where(sources.c.game == sa.bindparam("game", game_id))
+              .order_by(sources.c.path, sources.c.index)),
+        key=lambda source: _SHOWN_FIRST.get(source["format"], len(_SHOWN_FIRST)))
     return info
+
+
+#: The record formats whose file is shown first among a game's sources: those people read
+#: (a game read from KIF and JKF files is shown as its KIF file); the sort keeps the path order
+#: within a format.
+_SHOWN_FIRST = {"kif": 0, "kifu": 0, "ki2": 1, "csa": 2, "csa1": 3, "jkf": 4, "usi": 5}
 
 
 def game_moves(store, game_id: int) -> list:

@@ -10,12 +10,15 @@ the games, not in the score), and comes with its 95% Wilson score interval::
     >>> total.wilson()
     (0.2551, 0.6945)
     >>> total.as_dict()  # doctest: +NORMALIZE_WHITESPACE
-    {'games': 18, 'black_wins': 7, 'white_wins': 8, 'draws': 1, 'other': 2,
+    {'games': 18, 'black_wins': 7, 'white_wins': 8, 'draws': 1, 'other': 2, 'decided': 16,
      'black_score': 0.4688, 'ci_low': 0.2551, 'ci_high': 0.6945}
     >>> Results.for_side("white", wins=3, losses=1, draws=0).side_dict("white")
     ... # doctest: +NORMALIZE_WHITESPACE
-    {'games': 4, 'wins': 3, 'losses': 1, 'draws': 0, 'score': 0.75,
+    {'games': 4, 'wins': 3, 'losses': 1, 'draws': 0, 'decided': 4, 'score': 0.75,
      'ci_low': 0.3006, 'ci_high': 0.9544}
+
+Every dict with a score says how many games it stands on (``decided``): on a mixed collection
+"67.9% of 1,433 games" may be the score of 12 decided games.
     >>> Results().score(), Results().wilson()
     (None, (None, None))
 
@@ -115,21 +118,22 @@ class Results:
 
     def as_dict(self, other: bool = True, score: bool = True) -> dict:
         """``games``, ``black_wins``, ``white_wins``, ``draws``, ``other`` (unless ``other`` is
-        False) and Black's score with its interval: ``black_score``, ``ci_low``, ``ci_high``
-        (unless ``score`` is False)."""
+        False), ``decided`` and Black's score with its interval: ``black_score``, ``ci_low``,
+        ``ci_high`` (unless ``score`` is False)."""
         out = {"games": self.games, "black_wins": self.black, "white_wins": self.white,
                "draws": self.draws}
         if other:
             out["other"] = self.other
+        out["decided"] = self.decided
         if score:
             out.update(_scored(self, "black", "black_score"))
         return out
 
     def side_dict(self, side: str) -> dict:
-        """``side``'s record: ``games``, ``wins``, ``losses``, ``draws``, ``score``, ``ci_low``,
-        ``ci_high``."""
+        """``side``'s record: ``games``, ``wins``, ``losses``, ``draws``, ``decided``,
+        ``score``, ``ci_low``, ``ci_high``."""
         return {"games": self.games, "wins": self.wins(side), "losses": self.losses(side),
-                "draws": self.draws, **_scored(self, side, "score")}
+                "draws": self.draws, "decided": self.decided, **_scored(self, side, "score")}
 
 
 def _scored(results: Results, side: str, name: str) -> dict:

@@ -95,14 +95,15 @@ def _results(store, filters: GameFilter) -> Results:
 
 
 def results(store, *, filters: GameFilter = GameFilter()) -> dict:
-    """Games, ``black_wins``, ``white_wins``, ``draws``, ``other`` (no result) and Black's score
-    with its interval (``black_score``, ``ci_low``, ``ci_high``): ``Results.as_dict``."""
+    """Games, ``black_wins``, ``white_wins``, ``draws``, ``other`` (no result), ``decided`` and
+    Black's score with its interval (``black_score``, ``ci_low``, ``ci_high``):
+    ``Results.as_dict``."""
     return _results(store, filters).as_dict()
 
 
 def results_by_year(store, *, filters: GameFilter = GameFilter()) -> list:
-    """``results`` per year of the game's date (undated games are left out; no ``other``),
-    oldest first."""
+    """``results`` per year of the game's date (undated games are left out; no ``other``, but
+    ``decided``: a year's score may stand on one game), oldest first."""
     year = sa.extract("year", G.date).label("year")
     rows = fetch(store, sa.select(year, *count_columns(G.winner))
                  .where(G.date.is_not(None), *filters.where()).group_by(year).order_by(year))
@@ -161,8 +162,9 @@ def _min_games(value: int):
 def label_frequencies(store, kind: str = "castle", by_year: bool = False, min_games: int = 1,
                       primary_only: bool = False, *, filters: GameFilter = GameFilter()) -> list:
     """How often each side reached each label: dicts of ``side``, ``label``, ``games`` and
-    ``share`` (of the games in scope, that year with ``by_year``, when ``year`` is added and
-    undated games are left out); ``primary_only`` counts only a side's main castle/opening."""
+    ``share`` of ``scope_games`` (the games in scope, that year with ``by_year``, when ``year``
+    is added and undated games are left out); ``primary_only`` counts only a side's main
+    castle/opening."""
     conditions = _labelled(kind, primary_only, filters)
     groups = [L.side, L.label]
     totals_query = (sa.select(sa.func.count().label("games")).select_from(game_summary)
@@ -189,6 +191,7 @@ def label_frequencies(store, kind: str = "castle", by_year: bool = False, min_ga
             row["year"] = int(row["year"])
         total = totals.get(row.get("year"))
         row["share"] = round(row["games"] / total, 4) if total else None
+        row["scope_games"] = total
     return rows
 
 

@@ -20,12 +20,13 @@ if any(importlib.util.find_spec(name) is None for name in ("analytics", "dashboa
 
 import streamlit as st  # noqa: E402
 
-from dashboard import board, display, nav, state  # noqa: E402
+from dashboard import board, display, nav, state, style  # noqa: E402
 
 st.set_page_config(page_title="kifudb", page_icon="☗", layout="wide",
                    initial_sidebar_state="expanded")
 
 page = nav.navigation()
+style.apply()
 
 with st.sidebar:
     st.markdown("### ☗ kifudb")

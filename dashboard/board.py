@@ -12,7 +12,7 @@ from core.move import Move
 from core.pieces import BLACK
 from core.position import Position
 from core.svg import board_svg
-from dashboard.display import message, plain
+from dashboard.display import message, plain, side_name
 from dashboard.state import stored
 
 #: ``analytics.game_record.game_position`` on the dashboard's store, cached.
@@ -32,23 +32,33 @@ def flip_toggle() -> None:
               "at the bottom, files １…９ along the top.")
 
 
-def turn_text(position: Position) -> str:
-    """``▲先手番 (Black to move), move 12``."""
-    side = "▲先手番 (Black to move)" if position.turn == BLACK else "△後手番 (White to move)"
-    return f"{side}, move {position.move_number}"
+def turn_text(position: Position, handicap: bool = False) -> str:
+    """``▲先手番 (Black to move), move 12`` (``△上手番`` in a handicap game)."""
+    colour = "black" if position.turn == BLACK else "white"
+    mover = "Black" if colour == "black" else "White"
+    return f"{side_name(colour, handicap)}番 ({mover} to move), move {position.move_number}"
+
+
+#: The hands' titles of ``core.svg`` and what they read in a handicap game.
+_HAND_TITLES = {"▲先手の持駒": "▲下手の持駒", "△後手の持駒": "△上手の持駒"}
 
 
 def show_board(position: Position, last_move: Move | str | bool | None = None, size: int = 440,
-               caption: str | None = None, sfen: bool = True, turned: bool = False) -> None:
+               caption: str | None = None, sfen: bool = True, turned: bool = False,
+               handicap: bool = False) -> None:
     """Draw ``position`` (the last move highlighted: ``last_move``, else the position's own;
     ``False`` for none), then a caption and its SFEN (copyable). ``turned`` shows it from the
-    other side than the sidebar's toggle says (a 後手 castle at the bottom, say)."""
+    other side than the sidebar's toggle says (a 後手 castle at the bottom, say); in a
+    ``handicap`` game the sides are 下手 and 上手."""
     svg = board_svg(position, last_move=last_move, flip=flipped() != turned, size=size)
+    if handicap:
+        for even, named in _HAND_TITLES.items():
+            svg = svg.replace(f">{even}<", f">{named}<")
     # inline (st.html would strip the SVG), on one line so that Markdown leaves it alone,
     # scaled down to narrow columns
     svg = svg.replace("\n", "").replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
     st.markdown(f'<div class="kifudb-board">{svg}</div>', unsafe_allow_html=True)
-    st.caption(plain(caption or turn_text(position)))
+    st.caption(plain(caption or turn_text(position, handicap)))
     if sfen:
         st.code(position.sfen(), language=None, wrap_lines=True)
 

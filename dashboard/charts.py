@@ -1,5 +1,8 @@
 """The charts of the statistics pages (Altair), in the dashboard's colours: 先手 (Black) dark,
-後手 (White) light, draws grey; every score on a 0–100% axis with its 95% interval.
+後手 (White) light, draws grey, games without a result in a colour of their own (not a shade of
+the draws' grey); every score on a 0–100% axis with its 95% interval, and every point of a
+per-year chart says how many games it stands on (a year of one decided game is a small point
+marked 1 with a wide band, not an unmarked spike to 0% or 100%).
 
 ``draw(chart_function, rows…)`` shows one: building and checking an Altair chart costs tens of
 milliseconds, so its Vega-Lite specification is kept (``st.cache_data``) for the same rows.
@@ -35,15 +38,21 @@ def draw(function, *args) -> None:
 def share_over_time(rows: list, labels: list, side: str) -> alt.Chart:
     """The share of each year's games in which ``side`` (black or white) reached each of
     ``labels``: one line per label."""
-    frame = pd.DataFrame([r for r in rows if r["label"] in labels and r["side"] == side],
-                         columns=["year", "side", "label", "games", "share"])
-    return (alt.Chart(frame).mark_line(point=True)
-            .encode(x=alt.X("year:O", title=None),
-                    y=alt.Y("share:Q", title="share of the year's games", axis=_PERCENT),
-                    color=alt.Color("label:N", sort=labels, title=None,
-                                    legend=alt.Legend(orient="bottom", columns=4)),
-                    tooltip=["year", "label", "games", alt.Tooltip("share:Q", format=".1%")])
-            .properties(height=340))
+    frame = pd.DataFrame([{"scope_games": None, **r} for r in rows
+                          if r["label"] in labels and r["side"] == side],
+                         columns=["year", "side", "label", "games", "share", "scope_games"])
+    base = alt.Chart(frame).encode(
+        x=alt.X("year:O", title=None),
+        y=alt.Y("share:Q", title="share of the year's games (point size: the year's games)",
+                axis=_PERCENT),
+        color=alt.Color("label:N", sort=labels, title=None,
+                        legend=alt.Legend(orient="bottom", columns=4)),
+        tooltip=["year", "label", alt.Tooltip("games:Q", title="games with it"),
+                 alt.Tooltip("scope_games:Q", title="games that year"),
+                 alt.Tooltip("share:Q", format=".1%")])
+    points = base.mark_point(filled=True).encode(
+        size=alt.Size("scope_games:Q", scale=alt.Scale(range=[15, 220]), legend=None))
+    return (base.mark_line() + points).properties(height=340)
 
 
 def win_rates(rows: list) -> alt.LayerChart:
@@ -69,22 +78,36 @@ def win_rates(rows: list) -> alt.LayerChart:
     return (interval + point + middle).properties(height=60 + 34 * len(order))
 
 
+#: Below this many decided games a year's point is drawn hollow (its score says little).
+FEW_GAMES = 5
+
+
 def score_by_year(rows: list) -> alt.LayerChart:
-    """Black's score per year with its interval as a band, and the 50% line."""
-    frame = pd.DataFrame([r for r in rows if r["black_score"] is not None])
+    """Black's score per year with its interval as a band, and the 50% line; each point sized
+    by the year's decided games and labelled with their number (hollow below ``FEW_GAMES``)."""
+    frame = pd.DataFrame([{**r, "decided": r.get("decided", r["black_wins"] + r["white_wins"]
+                                                   + r["draws"])}
+                          for r in rows if r["black_score"] is not None])
     band = alt.Chart(frame).mark_area(opacity=0.25, color=BLACK_COLOUR).encode(
         x=alt.X("year:Q", title=None, axis=alt.Axis(format="d")),
-        y=alt.Y("ci_low:Q", title="▲先手's score", axis=_PERCENT, scale=alt.Scale(domain=[0, 1])),
+        y=alt.Y("ci_low:Q", title="▲先手's score (the number: decided games)", axis=_PERCENT,
+                scale=alt.Scale(domain=[0, 1])),
         y2="ci_high:Q")
-    line = alt.Chart(frame).mark_line(point=alt.OverlayMarkDef(color=BLACK_COLOUR),
-                                      color=BLACK_COLOUR).encode(
+    tooltip = ["year", "games", alt.Tooltip("decided:Q", title="decided games"), "black_wins",
+               "white_wins", "draws", alt.Tooltip("black_score:Q", format=".1%", title="▲ score"),
+               alt.Tooltip("ci_low:Q", format=".1%"), alt.Tooltip("ci_high:Q", format=".1%")]
+    line = alt.Chart(frame).mark_line(color=BLACK_COLOUR).encode(x="year:Q", y="black_score:Q")
+    points = alt.Chart(frame).mark_point(color=BLACK_COLOUR, strokeWidth=1.5).encode(
         x="year:Q", y="black_score:Q",
-        tooltip=["year", "games", "black_wins", "white_wins", "draws",
-                 alt.Tooltip("black_score:Q", format=".1%", title="▲ score"),
-                 alt.Tooltip("ci_low:Q", format=".1%"), alt.Tooltip("ci_high:Q", format=".1%")])
+        size=alt.Size("decided:Q", scale=alt.Scale(range=[20, 260]), legend=None),
+        fill=alt.condition(f"datum.decided < {FEW_GAMES}", alt.value("white"),
+                           alt.value(BLACK_COLOUR)),
+        tooltip=tooltip)
+    counts = alt.Chart(frame).mark_text(dy=-13, fontSize=10, color="#555").encode(
+        x="year:Q", y="black_score:Q", text="decided:Q", tooltip=tooltip)
     middle = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4],
                                                              color="#999").encode(y="y:Q")
-    return (band + line + middle).properties(height=280)
+    return (band + line + points + counts + middle).properties(height=280)
 
 
 def results_by_reason(rows: list) -> alt.Chart:
@@ -129,7 +152,8 @@ def pairing_grid(rows: list, black_labels: list, white_labels: list) -> alt.Laye
     base = alt.Chart(frame).encode(
         y=alt.Y("black_label:N", sort=black_labels, title="▲先手"),
         x=alt.X("white_label:N", sort=white_labels, title="△後手",
-                axis=alt.Axis(labelAngle=-30, orient="top")))
+                axis=alt.Axis(labelAngle=-45, orient="top", labelOverlap=False,
+                              labelLimit=140)))  # every column named, however narrow
     cells = base.mark_rect().encode(
         color=alt.Color("black_score:Q", title="▲ score", scale=alt.Scale(
             domain=[0, 0.5, 1], range=[WHITE_CHART, "#f4f4f4", BLACK_COLOUR])),

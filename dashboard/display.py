@@ -7,6 +7,8 @@ before Streamlit reads it as Markdown (titles, captions, messages, metric and bu
     '▲先手勝ち · 投了'
     >>> result_text("none", "abort")
     '中断'
+    >>> result_text("white", "resign", handicap=True), side_name("black", is_handicap("香落ち"))
+    ('△上手勝ち · 投了', '▲下手')
     >>> percent(1, 3), score_text(0.5432, 0.51, 0.573)
     ('33%', '54.3% (51.0–57.3)')
     >>> move_text("startpos", "7g7f")
@@ -22,12 +24,15 @@ import re
 from html import escape
 
 from analytics import stats
+from core.handicap import EVEN, canonical_name, handicap_name
 from core.move import Move
 from core.notation import ki2_move
 from core.position import Position
 
-#: Colours of the result bar and the charts: 先手 (Black) dark, draws grey, 後手 (White) light.
-BLACK_COLOUR, DRAW_COLOUR, WHITE_COLOUR, OTHER_COLOUR = "#2b2b2b", "#9e9e9e", "#f3ead7", "#d9d3c7"
+#: Colours of the result bar and the charts: 先手 (Black) dark, draws grey, 後手 (White) light;
+#: games without a result pale blue (hatched in the bar), never a shade of the draws' grey.
+BLACK_COLOUR, DRAW_COLOUR, WHITE_COLOUR, OTHER_COLOUR = "#2b2b2b", "#9e9e9e", "#f3ead7", "#c9d5e2"
+_NO_RESULT_FILL = f"repeating-linear-gradient(135deg,{OTHER_COLOUR} 0 5px,#e6edf4 5px 10px)"
 
 WINNERS = {"black": "▲先手勝ち", "white": "△後手勝ち", "draw": "引き分け", "none": "—"}
 
@@ -40,6 +45,10 @@ REASONS = {
 }
 
 SIDES = {"black": "▲先手", "white": "△後手"}
+#: The sides of a handicap game: the weaker player (下手) plays Black (▲), the stronger (上手),
+#: who gives the handicap, White (△) and moves first (``core.handicap``).
+HANDICAP_SIDES = {"black": "▲下手", "white": "△上手"}
+HANDICAP_WINNERS = {"black": "▲下手勝ち", "white": "△上手勝ち"}
 
 #: ASCII punctuation (CommonMark lets a backslash escape each one) and the HTML specials.
 _SPECIAL = re.compile(r"[!-/:-@\[-`{-~]")
@@ -104,11 +113,39 @@ def reason_text(reason: str | None) -> str:
     return f"{REASONS.get(reason, reason)} ({reason})"
 
 
-def result_text(winner: str | None, reason: str | None) -> str:
-    """What a game's result reads as: ``▲先手勝ち · 投了``, ``引き分け · 千日手``, ``中断``."""
+def is_handicap(handicap: str | None = None, start_sfen: str | None = None) -> bool:
+    """Whether a game is a handicap game (its sides are 下手 and 上手): its start position is a
+    handicap's (``core.handicap``), else its header names one (``香落ち``, ``KY``…; not 平手).
+
+    >>> is_handicap(start_sfen="lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1")
+    True
+    >>> is_handicap("平手"), is_handicap("KY"), is_handicap(None), is_handicap("その他")
+    (False, True, False, False)
+    """
+    if start_sfen:
+        name = handicap_name(start_sfen)
+        if name is not None:
+            return name != EVEN
+    if handicap:
+        try:
+            return canonical_name(handicap) != EVEN
+        except KeyError:
+            return False
+    return False
+
+
+def side_name(side: str, handicap: bool = False) -> str:
+    """``▲先手``/``△後手``, or ``▲下手``/``△上手`` in a handicap game."""
+    return (HANDICAP_SIDES if handicap else SIDES)[side]
+
+
+def result_text(winner: str | None, reason: str | None, handicap: bool = False) -> str:
+    """What a game's result reads as: ``▲先手勝ち · 投了``, ``引き分け · 千日手``, ``中断``; in a
+    handicap game ``△上手勝ち · 投了``."""
     how = REASONS.get(reason or "unknown", reason)
     if winner in ("black", "white", "draw"):
-        return WINNERS[winner] + ("" if reason in (None, "unknown") else f" · {how}")
+        said = HANDICAP_WINNERS.get(winner, WINNERS[winner]) if handicap else WINNERS[winner]
+        return said + ("" if reason in (None, "unknown") else f" · {how}")
     return "—" if reason in (None, "unknown") else how
 
 
@@ -183,6 +220,8 @@ def result_bar(black: int, draws: int, white: int, other: int = 0, height: int =
             continue
         share = 100 * count / total
         label = f"{share:.0f}%" if share >= 12 else ""
+        if colour == OTHER_COLOUR:  # hatched, and named where there is room
+            colour, label = _NO_RESULT_FILL, f"no result {label}" if share >= 30 else label
         parts.append(f'<div title="{escape(title)}: {count} ({share:.1f}%)" style="width:'
                      f'{share:.3f}%;background:{colour};color:{ink};text-align:center;'
                      f'overflow:hidden;white-space:nowrap">{label}</div>')

@@ -1,6 +1,8 @@
-"""The game filters of the sidebar — player, dates, event, handicap — shared by the explorer and
-the statistics pages (their values follow the user from page to page), as one
-``analytics.filters.GameFilter``."""
+"""The game filters of the sidebar — player, dates, event, handicap, decided games only, a
+minimum length — shared by the explorer and the statistics pages (their values follow the user
+from page to page), as one ``analytics.filters.GameFilter``. On a mixed collection (opening
+fragments, aborted games) "decided games only" and a minimum length take the noise out of the
+result bars and the scores."""
 
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ _EARLIEST, _LATEST = datetime.date(1600, 1, 1), datetime.date(2100, 12, 31)
 _ANY = "any"
 
 
-def game_filter() -> GameFilter:
-    """Draw the filters in the sidebar; the ``GameFilter`` they give (blank ones unset)."""
+def game_filter(on_handicap=None) -> GameFilter:
+    """Draw the filters in the sidebar; the ``GameFilter`` they give (blank ones unset).
+    ``on_handicap`` is called when the user chooses another handicap (the explorer then starts
+    from its position); the name chosen is ``chosen_handicap()``."""
     sidebar = st.sidebar
     sidebar.subheader("Filters", help="Games whose ▲先手 or △後手 name contains the player, "
                                       "dated within the range, whose event contains the text.")
@@ -31,12 +35,29 @@ def game_filter() -> GameFilter:
     event = sidebar.text_input("Event", key="f_event", persist_state="session",
                                placeholder="竜王", icon=":material/emoji_events:")
     kind = sidebar.selectbox("Handicap", [_ANY, *HANDICAPS], key="f_handicap",
-                             persist_state="session")
+                             persist_state="session", on_change=on_handicap,
+                             help="The game's start position (平手: the even start), or what "
+                                  "its header names when the start is no standard one.")
+    decided = sidebar.checkbox("Decided games only", key="f_decided", persist_state="session",
+                               help="Leave out the games without a result (a win or a draw): "
+                                    "opening fragments, aborted games, records without an "
+                                    "ending.")
+    min_moves = int(sidebar.number_input("At least this many moves", min_value=0, value=0,
+                                         step=10, key="f_min_moves", persist_state="session",
+                                         help="Leave out the shorter games (fragments); 0 "
+                                              "keeps every game."))
     if date_from and date_to and date_from > date_to:
         st.warning(f"The date range is empty: {date_from} is after {date_to}.",
                    icon=":material/date_range:")
     return GameFilter(player=player.strip() or None, date_from=date_from, date_to=date_to,
-                      event=event.strip() or None, handicap=None if kind == _ANY else kind)
+                      event=event.strip() or None, handicap=None if kind == _ANY else kind,
+                      decided=True if decided else None, moves_from=min_moves or None)
+
+
+def chosen_handicap() -> str | None:
+    """The handicap the sidebar's filter names (None for any), e.g. in ``on_handicap``."""
+    kind = st.session_state.get("f_handicap")
+    return kind if kind in HANDICAPS else None
 
 
 def at_least(label: str, key: str, help: str) -> int:
@@ -58,4 +79,8 @@ def describe(filters: GameFilter) -> str:
         parts.append(f"event “{filters.event}”")
     if filters.handicap is not None:
         parts.append(filters.handicap)
+    if filters.decided:
+        parts.append("decided games")
+    if filters.moves_from is not None:
+        parts.append(f"at least {filters.moves_from} moves")
     return plain(", ".join(parts))

@@ -1,5 +1,6 @@
 """A table of games — players, date, event, result, and the ply where the position occurred —
-whose rows open the game viewer when clicked."""
+whose rows open the game viewer when clicked (anywhere on the row: ``dashboard.tables``).
+Handicap games name their sides 下手 and 上手."""
 
 from __future__ import annotations
 
@@ -7,29 +8,52 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import nav
-from dashboard.display import result_text
+from dashboard.display import is_handicap, result_text
+from dashboard.tables import CLICK, picked
 
-_COLUMNS = {
-    "game": st.column_config.NumberColumn("Game", format="%d", width="small"),
-    "ply": st.column_config.NumberColumn("Ply", format="%d", width="small",
-                                         help="Moves played when the position occurred"),
-    "date": st.column_config.TextColumn("Date", width="small"),
-    "black": st.column_config.TextColumn("▲先手"),
-    "white": st.column_config.TextColumn("△後手"),
-    "result": st.column_config.TextColumn("Result"),
-    "event": st.column_config.TextColumn("Event"),
-    "next": st.column_config.TextColumn("Next", width="small", help="The move played next"),
-    "mirrored": st.column_config.CheckboxColumn("Mirror", width="small",
-                                                help="The game reached the mirror image"),
-}
+#: Column widths (pixels) that fit the table beside a board at 1400 px; the event takes the
+#: rest (and is cut short when long).
+_WIDTHS = {"game": 50, "ply": 40, "date": 86, "black": 96, "white": 96, "result": 120,
+           "next": 66, "event": 72, "mirrored": 52}
+
+
+def _columns(sides: tuple) -> dict:
+    black, white = sides
+    return {
+        "game": st.column_config.NumberColumn("Game", format="%d", width=_WIDTHS["game"]),
+        "ply": st.column_config.NumberColumn("Ply", format="%d", width=_WIDTHS["ply"],
+                                             help="Moves played when the position occurred"),
+        "date": st.column_config.TextColumn("Date", width=_WIDTHS["date"]),
+        "black": st.column_config.TextColumn(black, width=_WIDTHS["black"]),
+        "white": st.column_config.TextColumn(white, width=_WIDTHS["white"]),
+        "result": st.column_config.TextColumn("Result", width=_WIDTHS["result"]),
+        "event": st.column_config.TextColumn("Event", width=_WIDTHS["event"]),
+        "next": st.column_config.TextColumn("Next", width=_WIDTHS["next"],
+                                            help="The move played next"),
+        "mirrored": st.column_config.CheckboxColumn("Mirror", width=_WIDTHS["mirrored"],
+                                                    help="The game reached the mirror image"),
+    }
+
+
+def side_headers(rows: list) -> tuple:
+    """The headers of the players' columns: ▲先手 and △後手, ▲下手 and △上手 when every game is a
+    handicap game, both names when some are."""
+    handicaps = {is_handicap(row.get("handicap")) for row in rows}
+    if handicaps == {True}:
+        return "▲下手", "△上手"
+    if handicaps == {False}:
+        return "▲先手", "△後手"
+    return "▲先手/下手", "△後手/上手"
 
 
 def games_frame(rows: list, ply: bool = True, extra: tuple = ()) -> pd.DataFrame:
     """The rows (dicts of ``game``, ``black``, ``white``, ``date``, ``event``, ``winner``,
-    ``reason`` and maybe ``ply``, ``next``, ``mirrored``…) as the table shows them."""
+    ``reason`` and maybe ``handicap``, ``ply``, ``next``, ``mirrored``…) as the table shows
+    them."""
     columns = ["game"] + (["ply"] if ply else []) + ["date", "black", "white", "result",
-                                                       "event", *extra]
-    records = [{**row, "result": result_text(row.get("winner"), row.get("reason")),
+                                                       *extra, "event"]
+    records = [{**row, "result": result_text(row.get("winner"), row.get("reason"),
+                                             is_handicap(row.get("handicap"))),
                 "date": row.get("date") or "—", "black": row.get("black") or "?",
                 "white": row.get("white") or "?", "event": row.get("event") or ""}
                for row in rows]
@@ -37,19 +61,23 @@ def games_frame(rows: list, ply: bool = True, extra: tuple = ()) -> pd.DataFrame
 
 
 def games_table(rows: list, key: str, ply: bool = True, extra: tuple = (),
-                height: int | str = "auto", on_pick=None) -> None:
-    """Show ``rows`` (see ``games_frame``); a click on a row opens that game in the viewer, at
-    the row's ply when it has one (or calls ``on_pick(row)``: the viewer itself)."""
+                height: int | str = "auto", on_pick=None, hide: tuple = ()) -> None:
+    """Show ``rows`` (see ``games_frame``; the columns of ``hide`` left out of sight); a click
+    on a row opens that game in the viewer, at the row's ply when it has one (or calls
+    ``on_pick(row)``: the viewer itself)."""
     if not rows:
         return
     frame = games_frame(rows, ply, extra)
-    picked = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
-                          selection_mode="single-row", column_config=_COLUMNS, height=height,
-                          width="stretch")
-    if picked.selection.rows:
-        row = rows[picked.selection.rows[0]]
+    if ply and len({row.get("ply") for row in rows}) == 1:
+        hide = (*hide, "ply")  # the same ply in every row: said by the page, not the table
+    event = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                         selection_mode=CLICK, column_config=_columns(side_headers(rows)),
+                         column_order=[c for c in frame.columns if c not in hide],
+                         height=height, width="stretch")
+    row = picked(event.selection)
+    if row is not None and row < len(rows):
         if on_pick is not None:
-            on_pick(row)
+            on_pick(rows[row])
         else:
-            nav.open_game(row["game"], row.get("ply"))
-    st.caption("Click a row to open the game" + (" at that ply." if ply else "."))
+            nav.open_game(rows[row]["game"], rows[row].get("ply"))
+    st.caption("Click a game to open it" + (" at that ply." if ply else "."))

@@ -44,6 +44,19 @@ def navigation():
         for section, pages in SECTIONS.items()})
 
 
+def set_url(params: dict) -> None:
+    """Make the URL's query ``params`` (values as text; any other parameter dropped) in one
+    change, so that the browser keeps one history entry for it and Back and Forward step
+    through the page's states: Streamlit's frontend pushes a history entry for each change of
+    ``st.query_params`` (and replaces the entry while it answers Back or Forward), so deleting
+    one parameter and setting another would leave an entry between them. Nothing happens when
+    the URL already says it. (Not for a page whose widgets are bound to the URL: their
+    parameters cannot be set this way.)"""
+    wanted = {name: str(value) for name, value in params.items()}
+    if wanted != st.query_params.to_dict():
+        st.query_params.from_dict(wanted)
+
+
 def from_url(key: str, options, default=None) -> None:
     """Start the widget ``key`` from the URL parameter of the same name when it is one of
     ``options`` (for widgets whose shown labels differ from their values: Streamlit's own

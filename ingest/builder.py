@@ -19,9 +19,26 @@ variations and collects the findings. A reader calls, in the order the record gi
 ``begin_variation(ply, line)``     open a variation and read into it (``end_variation`` goes back)
 ``stated_moves(n, line, …)``       a move count the record states (KIF ``まで N手``, csa1 header)
 ``result(word, line, winner)``     a result stated instead of an ending (csa1)
-``add(severity, code, message)``   any finding of the reader's own
+``add(severity, code, message)``   any finding of the reader's own (kept capped: the record's
+                                   ``ingest.record.Findings``)
+``recognise()``                    the reader read a board (or a line its format defines as a
+                                   game's: a USI position line, a csa1 header)
 ``finish()``                       the ``GameRecord``, with what is reported at the end
 =================================  ================================================================
+
+What makes a record a game, for every format: something the reader recognised as part of one —
+a header of the game (``record_header``: the keys the formats define, not a format's version
+or encoding line), a board (``recognise``), a move, an ending the format defines (or a KIF
+``まで…`` summary; ``result``), or a variation. A record with none of them (random bytes that
+sniffed like a format, a line of junk between two games) has ``GameRecord.recognised`` False:
+it is no game, and ``ingest.record.keep_games`` passes its findings and comments on to the game
+beside it, or makes the file's one ``no_game`` finding when no record is a game::
+
+    >>> junk = RecordBuilder("x.kif", 0, "kif", "utf-8", Dialect("kif", frozenset(), "none"))
+    >>> junk.header("\x07\ufffd", "?"), junk.header("#KIF", "version=2.0"), junk.end("12", 3)
+    (True, True, DeclaredEnding(word='12', line=3, mover=0, seconds=None, summary='', winner=None))
+    >>> junk.finish().recognised
+    False
 
 The formats name some findings differently (a second CSA ``%`` line is an ``unparsable_line``, a
 second JKF special a ``second_ending``); a reader gives the builder its ``Dialect`` for that::
@@ -65,12 +82,53 @@ __all__ = ["RecordBuilder", "Dialect", "Line", "quote", "ascii_digits", "OTHER"]
 
 #: KIF's 手合割 for "a set-up position": a board diagram must give it.
 OTHER = "その他"
+#: The header keys that belong to a game (KIF, KI2 and JKF write the same keys; CSA's are added
+#: by ``record_header``), beside any key that starts with a side's name (先手省略名, 後手段級 …).
+RECORD_HEADERS = frozenset({
+    "開始日時", "終了日時", "対局日", "棋戦", "棋戦詳細", "表題", "戦型", "持ち時間", "秒読み",
+    "消費時間", "場所", "掲載", "備考", "手合割", "手合", "作品番号", "作品名", "作者", "発表誌",
+    "発表年月", "出典", "手数", "完全性", "分類", "受賞", "図", "初期局面", "対局ID", "記録ID",
+    "振り駒", "封じ手手数", "昼食休憩", "夕食休憩", "昼休前消費時間", "N+", "N-", "black",
+    "white", "event", "date",
+})
 _MAX_TEXT = 200  # a finding quotes at most this much of a line
 
 
 def quote(text: str) -> str:
     """``text`` cut to what a finding quotes (200 characters and an ellipsis)."""
     return text if len(text) <= _MAX_TEXT else text[:_MAX_TEXT] + "…"
+
+
+def _pending(line: "Line") -> list:
+    """The comments waiting for ``line``'s first move, as a list (made at the first)."""
+    if not line.pending:
+        line.pending = []
+    return line.pending
+
+
+def _comments(move: MoveRecord) -> list:
+    """The comment list of ``move``, made at its first comment (``ingest.record.NO_COMMENTS``)."""
+    comments = move.comments
+    if type(comments) is not list:
+        comments = move.comments = list(comments)
+    return comments
+
+
+def record_header(key: str) -> bool:
+    """True if header ``key`` belongs to a game (``RECORD_HEADERS``, a key that starts with a
+    side's name, a CSA ``$`` key such as ``$EVENT``), not to a file's layout (``#KIF``,
+    ``version``, ``encoding``) nor to text that only looked like a header.
+
+    >>> record_header("開始日時"), record_header("後手省略名"), record_header("$EVENT")
+    (True, True, True)
+    >>> record_header("#KIF"), record_header("version"), record_header("ｶﾞ\ufffd")
+    (False, False, False)
+    """
+    return key in RECORD_HEADERS or key[:2] in _SIDE_NAMES or (
+        key[:1] == "$" and key[1:2].isascii() and key[1:2].isupper())
+
+
+_SIDE_NAMES = frozenset({"先手", "後手", "上手", "下手"})
 
 
 def ascii_digits(text: str) -> bool:
@@ -135,7 +193,7 @@ class Line:
         self.owner = owner
         self.parent = parent
         self.ending: Optional[DeclaredEnding] = None
-        self.pending: list = []  # (comment, line) read before the line's first move
+        self.pending = ()  # (comment, line) read before the line's first move (a list then)
         self.after: Optional[list] = None  # [finding, count] of the moves after the ending
 
     @property
@@ -158,7 +216,7 @@ class RecordBuilder:
     def __init__(self, source: str, index: int, fmt: str, encoding: str, dialect: Dialect,
                  first_line: Optional[int] = None) -> None:
         self.record = GameRecord(source=source, index=index, format=fmt, encoding=encoding,
-                                 first_line=first_line)
+                                 first_line=first_line, recognised=False)
         self.dialect = dialect
         self.notation = dialect.notation
         self.settled = False
@@ -175,13 +233,21 @@ class RecordBuilder:
         """Record a finding (``text`` is quoted stripped and cut) and return it."""
         return self.record.add(severity, code, message, line, ply, quote(text.strip()))
 
+    def recognise(self) -> None:
+        """Say that the record is a game's (see the module docstring): the reader read a board,
+        or a line its format defines as a game's."""
+        self.record.recognised = True
+
     # ----- headers ------------------------------------------------------------------------------
 
     def header(self, key: str, value: str, line: Optional[int] = None, text: str = "") -> bool:
         """Set header ``key``. A key given again with another value keeps the first value and adds
         ``duplicate_header``; returns False then, True if the header holds ``value``."""
-        headers = self.record.headers
+        record = self.record
+        headers = record.headers
         old = headers.get(key)
+        if not record.recognised and record_header(key):
+            record.recognised = True
         if old is None:
             headers[key] = value
         elif old != value:
@@ -272,10 +338,11 @@ class RecordBuilder:
         return move
 
     def _unusual(self, current: Line, move: MoveRecord, raw: str) -> None:
-        """The rare cases of a move: the first of a line (the start is settled then, and comments
-        waiting for it join it), or one after the ending."""
+        """The rare cases of a move: the first of a line (the start is settled then, the record is
+        a game's, and comments waiting for it join it), or one after the ending."""
         if not self.settled:
             self.start()
+        self.record.recognised = True
         ending = current.ending
         if ending is not None:
             after = current.after
@@ -288,7 +355,7 @@ class RecordBuilder:
             after[0].message = (f"{after[1]} move(s) follow the ending {ending.word}{at}; kept as "
                                 "moves")
         if not current.moves and current.pending:
-            self._place(current, move.comments, "a comment before the first move of a "
+            self._place(current, _comments(move), "a comment before the first move of a "
                         "variation; kept with that move")
 
     def _place(self, line: Line, comments: list, message: str) -> None:
@@ -296,7 +363,7 @@ class RecordBuilder:
         for body, at in line.pending:
             comments.append(body)
             self.add(INFO, "comment_placement", message, at, text=body)
-        line.pending = []
+        line.pending = ()
 
     def time(self, seconds, line: Optional[int] = None, text: str = "") -> None:
         """The time (in seconds) of the last move or ending, given on a line of its own (CSA ``T``).
@@ -320,11 +387,11 @@ class RecordBuilder:
                 and self.dialect.comments_after_ending == "game":
             self.record.comments.append(body)
         elif current.moves:
-            current.moves[-1].comments.append(body)
+            _comments(current.moves[-1]).append(body)
         elif current.index is None:
             self.record.comments.append(body)
         else:
-            current.pending.append((body, line))
+            _pending(current).append((body, line))
 
     def bookmark(self, name: str, line: Optional[int], raw: str) -> None:
         """A bookmark (KIF ``&name``, ``raw`` as written) on the last move of the current line.
@@ -338,13 +405,13 @@ class RecordBuilder:
             else:
                 self.add(WARNING, "duplicate_bookmark", f"the move already has the bookmark "
                          f"{move.bookmark!r}; this one is kept as a comment", line, text=raw)
-                move.comments.append(raw)
+                _comments(move).append(raw)
         elif current.index is None:
             self.record.comments.append(raw)
-            self.add(INFO, "bookmark_at_start", "a bookmark on the start position, kept in "
-                     "GameRecord.comments as written", line, text=raw)
+            self.add(INFO, "bookmark_at_start", "a bookmark on the start position, kept "
+                     "among the game's comments as written", line, text=raw)
         else:
-            current.pending.append((raw, line))
+            _pending(current).append((raw, line))
 
     # ----- endings ------------------------------------------------------------------------------
 
@@ -362,7 +429,9 @@ class RecordBuilder:
             self.start()
         current = self.current
         dialect = self.dialect
-        if not summary and word not in dialect.endings:
+        if summary or word in dialect.endings:
+            self.record.recognised = True
+        else:
             self.add(WARNING, dialect.unknown_ending, f"{word!r} is not one of "
                      f"{dialect.endings_name}; kept as the declared ending as written", line,
                      text=text)
@@ -385,6 +454,7 @@ class RecordBuilder:
         (``black``, ``white``, ``draw``), not how nor on whose move."""
         ending = DeclaredEnding(word, line, winner=winner)
         self.main.ending = self.record.ending = ending
+        self.record.recognised = True
         return ending
 
     def stated_moves(self, count: int, line: Optional[int], what: str, text: str = "") -> None:
@@ -406,6 +476,7 @@ class RecordBuilder:
         if parent is None:
             parent = self.current
         record = self.record
+        record.recognised = True
         variation = Variation(start_ply=start_ply, parent=parent.index, line=line)
         record.variations.append(variation)
         new = Line(variation.moves, start_ply, len(record.variations) - 1, variation, parent)
@@ -436,5 +507,5 @@ class RecordBuilder:
         for line in self.lines:
             if line.pending:
                 self._place(line, record.comments, "a comment in a variation without moves; "
-                            "kept in GameRecord.comments")
+                            "kept among the game's comments")
         return record

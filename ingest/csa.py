@@ -25,7 +25,7 @@ question (``core.notation.csa.parse_csa_move``), so a move is kept exactly as wr
     >>> game.start_sfen, game.handicap
     ('lnsgkgsnl/7b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1', '飛車落ち')
     >>> [(m.text, m.line, m.seconds, m.comments) for m in game.moves]
-    [('-3334FU', 7, 3, ['** 120 +7776FU']), ('+7776FU', 9, 12.5, [])]
+    [('-3334FU', 7, 3, ['** 120 +7776FU']), ('+7776FU', 9, 12.5, ())]
     >>> game.ending
     DeclaredEnding(word='%TORYO', line=11, mover=1, seconds=None, summary='', winner=None)
 
@@ -421,7 +421,9 @@ class _Game:
                       "start position; " + ("the first move's sign is used"
                                             if first in ("+", "-") else "Black is assumed"), where)
             self.side = WHITE if first == "-" else BLACK
-        if self.board is None:
+        if self.board is not None:  # P lines drew a start: the record is a game's
+            b.recognise()
+        else:
             record = self.record
             if first_move or record.ending is not None or record.headers:
                 b.add(WARNING, "bad_start_position", "no start position (PI, P1..P9 or P+/P-); "

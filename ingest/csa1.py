@@ -83,6 +83,7 @@ def _read(text: str, source: str, encoding: str) -> list:
                      "<no> <date> <black> <white> <result> <plies> <event> <opening>",
                      number, text=line)
             continue
+        game.recognise()  # a whole csa1 header: the line that starts a game
         for key, value in (("no", words[0]), ("date", words[1]), ("result", words[-4]),
                            ("plies", words[-3]), ("event", words[-2]), ("opening", words[-1])):
             game.header(key, value)
@@ -123,14 +124,19 @@ def _moves(game: RecordBuilder, line: str, number: int) -> None:
     kept as one (so the plies after it keep their numbers) and reported (``unparsable_line``)."""
     end = len(line) - len(line) % 6
     bad = []
+    more = 0  # the bad tokens after the first five, counted
     for i in range(0, end, 6):
         token = line[i:i + 6]
         if not (ascii_digits(token[:4]) and token[4:] in _PIECE_CODES):
-            bad.append(f"{token!r} at column {i + 1}")
+            if len(bad) < 5:
+                bad.append(f"{token!r} at column {i + 1}")
+            else:
+                more += 1
         game.move(token, number)
     if bad:
         game.add(ERROR, "unparsable_line", f"not CSA moves (kept as moves so the replay reports "
-                 f"them at their plies): {', '.join(bad[:5])}" + (" …" if len(bad) > 5 else ""),
+                 f"them at their plies): {', '.join(bad)}" + (f" … and {more:,} more" if more
+                                                               else ""),
                  number, text=line)
     if end != len(line):
         game.add(ERROR, "unparsable_line", f"the move line ends with {line[end:]!r}, shorter "
@@ -167,19 +173,31 @@ def _split_names(pending: list, known: set) -> None:
 
 
 def looks_like_csa1(text: str) -> bool:
-    """True if the text opens with a csa1 header line followed by a line of unsigned moves.
+    """True if at least half of the first 40 non-blank lines are games: a csa1 header line
+    followed by a line of unsigned moves (so that a junk line before them does not hide them;
+    no game in the first four lines is no csa1).
 
     >>> looks_like_csa1("1 2003/09/08 a b 2 2 e o\\n7776FU3334FU\\n"), looks_like_csa1("PI\\n+\\n")
     (True, False)
+    >>> looks_like_csa1("junk\\n1 2003/09/08 a b 2 2 e o\\n7776FU3334FU\\n")
+    True
     """
     if not isinstance(text, str):
         return False
-    lines = []
-    for line in text[:65536].lstrip("\ufeff").split("\n", 80):
-        line = line.strip()
+    lines = games = start = 0
+    previous = ""
+    text = text.lstrip("\ufeff")
+    while lines < 40 and start < len(text):  # without splitting the whole text
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        line = text[start:min(end, start + 65536)].strip()
+        start = end + 1
         if line:
-            lines.append(line)
-            if len(lines) == 2:
-                break
-    return (len(lines) >= 2 and _is_header(lines[0]) and len(lines[0].split()) >= 8
-            and _is_move_line(lines[1]))
+            lines += 1
+            if _is_move_line(line) and _is_header(previous) and len(previous.split()) >= 8:
+                games += 1
+            elif lines == 4 and not games:
+                return False
+            previous = line
+    return games > 0 and 4 * games >= lines

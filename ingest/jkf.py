@@ -107,6 +107,7 @@ def read_jkf(text: str, source: str = "", encoding: str = "") -> list:
             return games
         builder = RecordBuilder(source, len(games), "jkf", encoding, DIALECT,
                                 text.count("\n", 0, position) + 1)
+        builder.recognise()  # the sniffing saw a JKF document: each one is a game's record
         record = builder.record
         games.append(record)
         try:

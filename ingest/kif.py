@@ -87,6 +87,7 @@ Finding codes: ``unparsable_line``, ``move_number_mismatch``, ``bad_time``, ``du
 from __future__ import annotations
 
 import re
+from sys import intern
 from typing import Optional
 
 from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI
@@ -197,7 +198,7 @@ class _Branch:
 
     def __init__(self, line: Line) -> None:
         self.line = line
-        self.marks: set = set()  # plies marked with "+" and not yet taken by a variation
+        self.marks: Optional[set] = None  # plies marked with "+", not yet taken by a variation
         self.offset = 0  # last reported (written number - ply), to report each change once
 
 
@@ -240,12 +241,13 @@ class _Game:
         if diagram is not None:
             if diagram.has_board:
                 sfen = diagram.sfen()
+                if any(diagram.board):  # a board with pieces: the record is a game's
+                    b.recognise()
             else:
                 if diagram.started:
                     diagram.sfen()  # reports the missing board
                 side = diagram.turn
-            self.record.findings.extend(diagram.findings)
-            diagram.findings = []
+            _take_findings(self.record, diagram)
         b.start(sfen, self.handicap, side, name_line=self.handicap_line)
 
     def header(self, key: str, value: str, number: int, raw: str) -> None:
@@ -319,6 +321,8 @@ class _Game:
             self._notation("kif", number, raw)
         self.b.move(text, number, "kif", seconds, total, None, raw)
         if plus:
+            if branch.marks is None:
+                branch.marks = set()
             branch.marks.add(ply)
             self.uses_marks = True
 
@@ -344,8 +348,10 @@ class _Game:
             self.settle()
             self.in_moves = True
         b = self.b
-        for segment in _KI2_MOVES.findall(s):
-            text = segment.rstrip(_SPACES)
+        # a line of thousands of moves (hostile: real lines hold a few) keeps one text of each
+        alike = intern if len(s) > 512 else str
+        for found in _KI2_MOVES.finditer(s):
+            text = alike(found.group().rstrip(_SPACES))
             body = text[1:].strip(_SPACES)
             if not body:
                 b.add(WARNING, "unparsable_line", "a move mark (▲/△) without a move", number,
@@ -403,7 +409,7 @@ class _Game:
         stack = self.stack
         for depth in range(len(stack) - 1, -1, -1):
             branch = stack[depth]
-            if ply in branch.marks:
+            if branch.marks and ply in branch.marks:
                 branch.marks.discard(ply)
                 del stack[depth + 1:]
                 return branch
@@ -560,7 +566,16 @@ def _feed(game: _Game, line: str, number: int) -> bool:
         diagram = game.diagram = BoardDiagram()
     if game.b.settled:
         return False
-    return diagram.feed(line, number)
+    fed = diagram.feed(line, number)
+    if len(diagram.findings) > 64:  # a diagram of junk rows: its findings are capped now
+        _take_findings(game.record, diagram)
+    return fed
+
+
+def _take_findings(record: GameRecord, diagram: BoardDiagram) -> None:
+    """Move the findings of a board diagram into the record (where they are capped)."""
+    record.capped().add_all(diagram.findings)
+    diagram.findings = []
 
 
 def _colon(s: str) -> int:
@@ -586,7 +601,7 @@ def _merge_trailing(games: list) -> list:
                          line=record.first_line, text=game.started_by)
             for key, value in record.headers.items():
                 previous.header(key, value, record.first_line, value)
-            previous.record.findings.extend(f for f in record.findings if f.code not in (
+            previous.record.capped().add_all(f for f in record.findings if f.code not in (
                 "unknown_handicap", "bad_start_position"))
             continue
         record.index = len(out)

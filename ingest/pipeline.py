@@ -19,6 +19,7 @@ or in the replay of one game becomes an ``internal_error`` finding and the other
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from array import array
 from collections import deque
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
 from core.findings import ERROR, Finding
+from core.handicap import canonical_name, handicap_name
 from core.move import Move, move_code
 from core.outcome import Reason, Winner
 from ingest.read import FileRead, decoded, load, parse, worker_context
@@ -146,6 +148,8 @@ def stored_game(path: str, record: GameRecord, labels: bool = False, positions: 
     replayed = validate_record(record)
     game = replayed.game
     main_line = game.moves if game is not None else []
+    replayed.headers["handicap"] = game_handicap(replayed.start_sfen,
+                                                 replayed.headers.get("handicap"))
     stored = StoredGame(
         path, record.index, record.format, record.encoding, record.first_line, replayed.headers,
         record.headers, replayed.start_sfen, array("H", map(move_code, main_line)),
@@ -162,6 +166,28 @@ def stored_game(path: str, record: GameRecord, labels: bool = False, positions: 
     if positions:
         stored.sfens = replayed.sfens()
     return stored
+
+
+def game_handicap(start_sfen: str, written: Optional[str]) -> Optional[str]:
+    """A game's handicap, as the store and ``kifudb validate`` give it: the name of its start
+    position when that is the even start or a standard handicap (a CSA or USI record names
+    none), else what its header says unless that names a standard start the board is not
+    (Kifu for Windows writes 平手 above tsume diagrams); a known name in any spelling becomes
+    its KIF name.
+
+    >>> game_handicap("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", None)
+    '平手'
+    >>> game_handicap("4k4/9/9/9/9/9/9/9/4K4 b G 1", "平手"), game_handicap("", "香落")
+    (None, '香落ち')
+    """
+    named = handicap_name(start_sfen) if start_sfen else None
+    if named is not None or not written:
+        return named
+    try:
+        known = canonical_name(written)
+    except KeyError:
+        return written  # その他, or a name of the record's own
+    return known if not start_sfen else None
 
 
 def _move_rows(record: GameRecord, replayed: ValidatedGame) -> list:
@@ -203,19 +229,34 @@ def read_files(paths: list, jobs: int = 1, progress: Optional[str] = None,
     """Yield ``read_file(path, **options)`` of each path, in the order given, using ``jobs``
     processes; ``progress`` names a progress bar on standard error. With several jobs, files go
     to the workers in small chunks and at most a few chunks per worker are read ahead, so
-    results never pile up while the caller writes them."""
-    bar = None
+    results never pile up while the caller writes them. The bar counts the bytes read (a big
+    file moves it as much as its size, not as one file of many) and says the games found."""
+    paths = list(paths)
+    bar = sizes = None
     if progress:
         from tqdm import tqdm
-        bar = tqdm(total=len(paths), unit="file", file=sys.stderr, desc=progress, leave=False)
+        sizes = [_size(path) for path in paths]
+        bar = tqdm(total=sum(sizes), unit="B", unit_scale=True, unit_divisor=1024,
+                   file=sys.stderr, desc=progress, leave=False)
+    games = 0
     try:
-        for read in _read_all(list(paths), jobs, options):
+        for i, read in enumerate(_read_all(paths, jobs, options)):
             if bar is not None:
-                bar.update()
+                games += len(read.games)
+                bar.set_postfix_str(f"file {i + 1} of {len(paths)}, games {games:,}",
+                                    refresh=False)
+                bar.update(sizes[i])
             yield read
     finally:
         if bar is not None:
             bar.close()
+
+
+def _size(path) -> int:
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
 
 
 def _read_chunk(paths: list, options: dict) -> list:

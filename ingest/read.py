@@ -82,10 +82,16 @@ def decoded(data: bytes, path: str = "") -> tuple:
 
 
 def parse(read: FileRead, text: str) -> None:
-    """Parse decoded ``text`` with the reader of ``read.format`` into ``read.records``."""
-    read.records = _reader(read.format)(text, read.path, read.encoding)
-    if not read.records:
-        read.findings.append(Finding(ERROR, "no_game", f"no game found in this {read.format} file"))
+    """Parse decoded ``text`` with the reader of ``read.format`` into ``read.records``; a text
+    in which the reader recognised no game (``GameRecord.recognised``) gives no record, and the
+    reader's findings (its one ``no_game``) are the file's."""
+    records = _reader(read.format)(text, read.path, read.encoding)
+    if not any(record.recognised for record in records):
+        said = [f for record in records for f in record.findings]
+        read.findings += said or [Finding(ERROR, "no_game", f"no game found in this "
+                                          f"{read.format} file")]
+        records = []
+    read.records = records
 
 
 def load(path) -> tuple:

@@ -22,6 +22,104 @@ from core.position import STARTING_SFEN
 
 from core.findings import ERROR, WARNING, INFO, Finding  # noqa: F401 (the readers' vocabulary)
 
+#: At most this many findings of one code and message on one line of a record are kept ...
+PER_LINE = 1
+#: ... and at most this many of one code in one game; the others are counted (``Findings``).
+PER_GAME = 100
+
+
+class Findings(list):
+    """The findings of one game: a list that caps what it keeps, so that no damage can make the
+    findings outgrow the input (a line of a million ``▲`` is one finding, not a million).
+
+    ``add`` keeps the first ``PER_LINE`` findings that say the same (code and message) on a line,
+    and the first ``PER_GAME`` of a code in the game; each further one is counted in one
+    ``too_many_findings`` finding (for its line, or for the game) whose message says how many
+    there were. It is a warning, an info when only infos were left out::
+
+        >>> findings = Findings()
+        >>> for column in range(1_000_000):
+        ...     _ = findings.add(Finding(WARNING, "unparsable_line", "a mark without a move", 3))
+        >>> [str(f) for f in findings]  # doctest: +NORMALIZE_WHITESPACE
+        ['warning unparsable_line (line 3): a mark without a move',
+         'warning too_many_findings (line 3): … and 999,999 more unparsable_line findings on this line']
+
+    Appending directly (``append``, ``extend``, ``+=``) keeps everything: those paths are for
+    findings known to be few. ``copy`` keeps the counts, ``add_all`` adds many through ``add``.
+    """
+
+    # the counts are made at the first ``add``: a game without findings pays nothing for them
+    _codes = _lines = _over = None
+
+    def add(self, finding: Finding) -> Finding:
+        """Keep ``finding`` or count it (see the class docstring); returns it either way."""
+        codes = self._codes
+        if codes is None:
+            codes = self._codes = {}
+            self._lines, self._over = {}, {}
+        code, line = finding.code, finding.line
+        kept = codes.get(code, 0)
+        if kept >= PER_GAME:
+            self._more(None, code, finding.severity, 1)
+            return finding
+        if line is not None:
+            key = (line, code, finding.message)
+            on_line = self._lines.get(key, 0)
+            if on_line >= PER_LINE:
+                self._more(line, code, finding.severity, 1)
+                return finding
+            self._lines[key] = on_line + 1
+        codes[code] = kept + 1
+        self.append(finding)
+        return finding
+
+    def add_all(self, findings) -> None:
+        """``add`` each of ``findings``; the counts of another ``Findings`` are carried over."""
+        over = getattr(findings, "_over", None) or {}
+        summaries = {id(entry[0]) for entry in over.values()}
+        for finding in findings:
+            if id(finding) not in summaries:
+                self.add(finding)
+        for (line, code), (summary, count) in over.items():
+            self._more(line, code, summary.severity, count)
+
+    def _more(self, line, code: str, severity: str, count: int) -> None:
+        """Count ``count`` findings of ``code`` left out on ``line`` (None: in the game)."""
+        if self._codes is None:
+            self._codes, self._lines, self._over = {}, {}, {}
+        key = (line, code)
+        entry = self._over.get(key)
+        if entry is None:
+            entry = self._over[key] = [Finding(INFO, "too_many_findings", "", line), 0]
+            self.append(entry[0])
+        summary = entry[0]
+        entry[1] += count
+        if severity != INFO:
+            summary.severity = WARNING
+        where = "in this game" if line is None else "on this line"
+        plural = "s" if entry[1] > 1 else ""
+        summary.message = f"… and {entry[1]:,} more {code} finding{plural} {where}"
+
+    def copy(self) -> "Findings":
+        """A copy that goes on counting where this one stands (its summaries are its own)."""
+        new = Findings()
+        if self._codes is None:
+            list.extend(new, self)
+            return new
+        new._codes, new._lines, new._over = dict(self._codes), dict(self._lines), {}
+        clones = {}
+        for key, (summary, count) in self._over.items():
+            clone = Finding(summary.severity, summary.code, summary.message, summary.line,
+                            summary.ply, summary.text)
+            clones[id(summary)] = clone
+            new._over[key] = [clone, count]
+        list.extend(new, (clones.get(id(f), f) for f in self))
+        return new
+
+
+#: the comments of a move that has none (shared: never appended to)
+NO_COMMENTS: tuple = ()
+
 
 @dataclass(slots=True)
 class MoveRecord:
@@ -30,7 +128,9 @@ class MoveRecord:
     ``text`` is the move as written (``７六歩(77)``, ``+7776FU``, ``7g7f``, or for JKF the move
     object as compact JSON); ``notation`` says how to read it. ``seconds`` is the time the move
     took and ``total_seconds`` the mover's total so far, when the record gives them.
-    ``comments`` are the comment lines that follow the move; ``bookmark`` a KIF ``&`` line.
+    ``comments`` are the comment lines that follow the move (a list; the shared empty tuple
+    ``NO_COMMENTS`` while there is none, so that a move costs no list of its own: the builder
+    puts a list there at the first comment); ``bookmark`` a KIF ``&`` line.
     """
 
     text: str
@@ -51,11 +151,11 @@ class MoveRecord:
         self.notation = notation
         self.seconds = seconds
         self.total_seconds = total_seconds
-        self.comments = [] if comments is None else comments
+        self.comments = NO_COMMENTS if comments is None else comments
         self.bookmark = bookmark
 
 
-@dataclass
+@dataclass(slots=True)
 class Variation:
     """An alternative line: its first move replaces ply ``start_ply`` of its parent line.
 
@@ -102,26 +202,39 @@ class GameRecord:
     variations: list = field(default_factory=list)
     comments: list = field(default_factory=list)
     ending: Optional[DeclaredEnding] = None
-    findings: list = field(default_factory=list)
+    findings: list = field(default_factory=Findings)
     first_line: Optional[int] = None
+    #: False when the reader recognised nothing a game record is made of in it (no header, board,
+    #: move or ending: ``ingest.builder``): it is no game, and ``read_safely`` passes its findings
+    #: and comments on to a game beside it
+    recognised: bool = True
 
     def add(self, severity: str, code: str, message: str, line=None, ply=None, text="") -> Finding:
-        """Record a finding about this game and return it."""
-        finding = Finding(severity, code, message, line, ply, text)
-        self.findings.append(finding)
-        return finding
+        """Record a finding about this game (capped: ``Findings``) and return it."""
+        return self.capped().add(Finding(severity, code, message, line, ply, text))
+
+    def capped(self) -> Findings:
+        """``findings`` as a ``Findings`` (made one if a plain list was put there)."""
+        findings = self.findings
+        if not isinstance(findings, Findings):
+            self.findings = Findings()
+            self.findings.add_all(findings)
+            findings = self.findings
+        return findings
 
 
 def read_safely(read, text, source: str, encoding: str, fmt: str, label: str) -> list:
     """Run ``read(text) -> [GameRecord]`` the way every reader must: on decoded text (a leftover
     byte-order mark and CR line ends removed), never raising (an exception becomes a
-    ``reader_error`` finding) and never returning nothing (``no_game``)::
+    ``reader_error`` finding), keeping only games (``keep_games``) and never returning nothing
+    (``no_game``)::
 
         >>> [r.findings[0].code for r in read_safely(lambda t: [], "", "x.kif", "utf-8", "kif", "KIF")]
         ['no_game']
     """
     def single(code: str, message: str) -> list:
-        record = GameRecord(source=source, index=0, format=fmt, encoding=encoding)
+        record = GameRecord(source=source, index=0, format=fmt, encoding=encoding,
+                            recognised=False)
         record.add(ERROR, code, message)
         return [record]
 
@@ -135,4 +248,96 @@ def read_safely(read, text, source: str, encoding: str, fmt: str, label: str) ->
         games = read(text)
     except Exception as error:  # a safety net: reading must never stop a whole ingest
         return single("reader_error", f"the {label} reader failed: {type(error).__name__}: {error}")
-    return games or single("no_game", "no game in the text (it is empty or holds only comments)")
+    if not games:
+        return single("no_game", "no game in the text (it is empty or holds only comments)")
+    return keep_games(games, label)
+
+
+def keep_games(records: list, label: str) -> list:
+    """The records that are games (``GameRecord.recognised``), numbered from 0 in file order.
+
+    What the others hold is not dropped: their findings go to the game before them (to the
+    first game, ahead of its own, when none is before), and so do their comments (with a
+    ``comment_placement`` finding). With no game at all, the result is one record (not a game
+    either) with one ``no_game`` finding that counts what was read and where it starts::
+
+        >>> junk = GameRecord("x.usi", 0, "usi", "utf-8", recognised=False)
+        >>> _ = junk.add(WARNING, "unparsable_line", "not a game line", line=1, text="hello")
+        >>> game = GameRecord("x.usi", 1, "usi", "utf-8", first_line=2)
+        >>> [(r.index, [(f.code, f.line) for f in r.findings]) for r in keep_games([junk, game], "USI")]
+        [(0, [('unparsable_line', 1)])]
+        >>> [f.message for f in keep_games([junk], "USI")[0].findings]  # doctest: +NORMALIZE_WHITESPACE
+        ['no game: the USI reader recognised no header, board, move or ending (1 finding:
+          unparsable_line 1; the first on line 1: not a game line)']
+    """
+    if all(record.recognised for record in records):
+        return records
+    games = [record for record in records if record.recognised]
+    if not games:
+        return [_no_game(records, label)]
+    waiting: list = []  # the records before the first game
+    previous = None
+    for record in records:
+        if record.recognised:
+            if waiting:
+                findings = Findings()
+                for other in waiting:
+                    findings.add_all(other.findings)
+                findings.add_all(record.capped())
+                record.findings = findings
+                record.comments[:0] = _passed_comments(waiting, record, "after")
+                waiting = []
+            previous = record
+        elif previous is None:
+            waiting.append(record)
+        else:
+            previous.capped().add_all(record.findings)
+            previous.comments += _passed_comments([record], previous, "before")
+    for index, game in enumerate(games):
+        game.index = index
+    return games
+
+
+def _passed_comments(records: list, game: GameRecord, where: str) -> list:
+    """The comments of ``records`` (no games), each said with a finding on ``game``."""
+    comments = []
+    for record in records:
+        for body in record.comments:
+            comments.append(body)
+            game.add(INFO, "comment_placement", f"a comment outside any game; kept with the game "
+                     f"{where} it", record.first_line, text=body[:200])
+    return comments
+
+
+def _no_game(records: list, label: str) -> GameRecord:
+    """One record (not a game) for a text whose records are none: its ``no_game`` finding
+    counts the findings and comments they had, and names the first finding."""
+    first = records[0]
+    merged = Findings()
+    comments = 0
+    for record in records:
+        merged.add_all(record.findings)
+        comments += len(record.comments)
+    counts = dict(merged._codes or {})
+    for (_, code), (_, count) in (merged._over or {}).items():
+        counts[code] = counts.get(code, 0) + count
+    counts.pop("too_many_findings", None)
+    message = f"no game: the {label} reader recognised no header, board, move or ending"
+    said = []
+    if counts:
+        total = sum(counts.values())
+        listed = ", ".join(f"{code} {count:,}" for code, count in counts.items())
+        said.append(f"{total:,} finding{'s' if total > 1 else ''}: {listed}")
+    if comments:
+        said.append(f"{comments:,} comment{'s' if comments > 1 else ''}")
+    head = next((f for f in merged if f.code != "too_many_findings"), None)
+    if head is not None:
+        where = f" on line {head.line}" if head.line is not None else ""
+        said[0] += f"; the first{where}: {head.message}"
+    if said:
+        message += f" ({'; '.join(said)})"
+    record = GameRecord(source=first.source, index=0, format=first.format,
+                        encoding=first.encoding, recognised=False)
+    record.add(ERROR, "no_game", message, head.line if head else None,
+               text=head.text if head else "")
+    return record

@@ -12,7 +12,9 @@ reading goes on with the next line.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from sys import intern
 from typing import Iterator, Optional, TextIO
 
 from core.notation.usi import parse_position_line
@@ -28,10 +30,41 @@ class UsiGame:
     start_sfen: str = ""
     moves: list = field(default_factory=list)
     error: Optional[str] = None
+    #: the line as written (stripped)
+    text: str = ""
 
 
 def read_usi_games(stream: TextIO) -> Iterator[UsiGame]:
     """Yield the games of a stream of USI lines (``startpos …``, ``sfen …``, ``position …``)."""
+    return _games(stream, parse_position_line)
+
+
+_MOVES_WORD = re.compile(r"(?<!\S)moves(?!\S)")
+_WORD = re.compile(r"\S+")
+
+
+def _lazy_position(text: str) -> tuple:
+    """``parse_position_line`` with the moves as an iterator of their texts: a line of a
+    million moves is never split into a list of a million words at once."""
+    found = _MOVES_WORD.search(text)
+    if found is None:
+        return parse_position_line(text)
+    start, _ = parse_position_line(text[:found.start()])
+    return start, (word.group() for word in _WORD.finditer(text, found.end()))
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text``, without splitting it into a list of them."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            end = size
+        yield text[start:end]
+        start = end + 1
+
+
+def _games(stream, parse) -> Iterator[UsiGame]:
     notes = []
     for number, raw in enumerate(stream, start=1):
         text = raw.strip()
@@ -44,46 +77,104 @@ def read_usi_games(stream: TextIO) -> Iterator[UsiGame]:
         note = " ".join(notes)
         notes = []
         try:
-            start, moves = parse_position_line(text)
+            start, moves = parse(text)
         except SfenError as error:
-            yield UsiGame(number, note, error=str(error))
+            yield UsiGame(number, note, error=str(error), text=text)
             continue
-        yield UsiGame(number, note, start, moves)
+        yield UsiGame(number, note, start, moves, text=text)
+
+
+def is_game_line(text: str) -> bool:
+    """True if a (stripped) line is meant as a USI game: ``startpos …``, ``sfen …``,
+    ``position …`` or a bare SFEN (its board has eight ``/``), whether or not it reads.
+
+    >>> is_game_line("startpos moves 7g7f"), is_game_line("9/9/9/9/9/9/9/9/9 b - 1")
+    (True, True)
+    >>> is_game_line("hello world"), is_game_line("startposition")
+    (False, False)
+    """
+    word = text.split(None, 1)[0] if text else ""
+    return word in ("startpos", "sfen", "position") or word.count("/") == 8
 
 
 def read_usi(text: str, source: str = "", encoding: str = "") -> list:
-    """The games of a USI/SFEN text as ``GameRecord``s (format ``usi``), one a line.
+    """The games of a USI/SFEN text as ``GameRecord``s (format ``usi``), one a line; never
+    raises. A game line that does not read is a game with an error (``unparsable_line``); a line
+    that is no game line at all is skipped with a warning on the game before it (the first game,
+    when it comes before them all), and ``#`` notes above it go on to the next game.
 
     >>> [len(r.moves) for r in read_usi("startpos moves 7g7f 3c3d\\nposition startpos\\n")]
     [2, 0]
     >>> read_usi("sfen moves 7g7f\\n")[0].findings[0].code
     'unparsable_line'
+    >>> [(r.index, r.first_line, [(f.code, f.line) for f in r.findings])
+    ...  for r in read_usi("hello\\nstartpos moves 7g7f\\nworld\\nstartpos\\n")]
+    [(0, 2, [('unparsable_line', 1), ('unparsable_line', 3)]), (1, 4, [])]
     """
-    import io
+    from ingest.record import read_safely
 
+    return read_safely(lambda clean: _read(clean, source, encoding), text, source, encoding,
+                       "usi", "USI")
+
+
+def _read(text: str, source: str, encoding: str) -> list:
     from ingest.builder import Dialect, RecordBuilder
-    from ingest.record import ERROR
+    from ingest.record import ERROR, WARNING, GameRecord
 
     dialect = Dialect("usi", frozenset(), "USI's endings (it writes none)")
-    records = []
-    for index, game in enumerate(read_usi_games(io.StringIO(text))):
-        b = RecordBuilder(source, index, "usi", encoding, dialect, game.line)
-        if game.note:
-            b.comment(game.note, game.line)
+    records: list = []
+    note = ""  # the notes of a skipped line, for the next game
+    for game in _games(_lines(text), _lazy_position):
+        if not is_game_line(game.text):
+            if not records:  # lines before the first game: ``read_safely`` passes them on
+                records.append(GameRecord(source, 0, "usi", encoding, first_line=game.line,
+                                          recognised=False))
+            records[-1].add(WARNING, "unparsable_line", "not a USI position line (startpos …, "
+                            "sfen … or position …); skipped", game.line,
+                            text=game.text[:200])
+            note = " ".join(filter(None, (note, game.note)))
+            continue
+        b = RecordBuilder(source, len(records), "usi", encoding, dialect, game.line)
+        b.recognise()
+        note, game_note = "", " ".join(filter(None, (note, game.note)))
+        if game_note:
+            b.comment(game_note, game.line)
         if game.error:
             b.add(ERROR, "unparsable_line", game.error, game.line)
         else:
             b.start(game.start_sfen)
+            # a game of thousands of moves (hostile: a real one has a few hundred) keeps one
+            # text of each move
+            alike = intern if len(game.text) > 8192 else str
             for move in game.moves:
-                b.move(move, game.line)
+                b.move(alike(move), game.line)
         records.append(b.finish())
     return records
 
 
 def looks_like_usi(text: str) -> bool:
-    """True if the first non-comment line is a USI position line."""
-    for line in text.split("\n", 50)[:50]:
-        line = line.strip()
+    """True if at least half of the first 50 lines that are neither blank nor ``#`` comments
+    are USI position lines (so that a junk line before them does not hide them; none in the
+    first four is no USI).
+
+    >>> looks_like_usi("startpos moves 7g7f\\n"), looks_like_usi("junk\\nstartpos\\nsfen 9/9/9/9/9/9/9/9/9 b - 1\\n")
+    (True, True)
+    >>> looks_like_usi("junk\\nmore junk\\nstartpos\\n"), looks_like_usi("手合割：平手\\n")
+    (False, False)
+    """
+    games = others = 0
+    start = 0
+    while games + others < 50 and start < len(text):  # without splitting the whole text
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        line = text[start:min(end, start + 64)].strip()
+        start = end + 1
         if line and not line.startswith("#"):
-            return line.startswith(("startpos", "sfen ", "position "))
-    return False
+            if line.startswith(("startpos", "sfen ", "position ")):
+                games += 1
+            else:
+                others += 1
+                if others == 4 and not games:
+                    return False
+    return games > 0 and games >= others

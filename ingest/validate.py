@@ -20,6 +20,7 @@ fingerprint that is the same whatever format the game was read from::
 from __future__ import annotations
 
 import hashlib
+from itertools import islice
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Optional
@@ -32,8 +33,9 @@ from core.notation.ki2 import parse_ki2_move
 from core.notation.kif import parse_kif_move
 from core.notation.written import written_destination
 from core.position import Position, SfenError
+from ingest.builder import quote
 from ingest.headers import header_findings, normalize_headers
-from ingest.record import ERROR, WARNING, INFO, Finding, GameRecord
+from ingest.record import ERROR, WARNING, INFO, Finding, Findings, GameRecord
 from ingest.result import settle
 
 
@@ -127,13 +129,13 @@ def replay_line(start, moves, first_ply: int = 1, branch_plies=()) -> LineReplay
             code = getattr(error, "code", "unparsable_move")
             message = getattr(error, "message", None) or str(error)
             result.findings.append(Finding(ERROR, code, message, record.line, first_ply + i,
-                                           record.text))
+                                           quote(record.text)))
             result.first_illegal_ply, result.illegal_code = first_ply + i, code
             break
         reason = play(move)
         if reason is not None:
             result.findings.append(Finding(ERROR, reason.code, reason.message, record.line,
-                                           first_ply + i, record.text))
+                                           first_ply + i, quote(record.text)))
             result.first_illegal_ply, result.illegal_code = first_ply + i, reason.code
             break
     else:
@@ -144,7 +146,7 @@ def replay_line(start, moves, first_ply: int = 1, branch_plies=()) -> LineReplay
         if skipped > 0:
             result.findings.append(Finding(INFO, "not_replayed", (f"{skipped} later moves were not replayed"
                                             if skipped > 1 else "the next move was not replayed"), moves[-skipped].line,
-                                           result.first_illegal_ply + 1, moves[-skipped].text))
+                                           result.first_illegal_ply + 1, quote(moves[-skipped].text)))
     return result
 
 
@@ -168,20 +170,27 @@ def fingerprint(start_sfen: str, usi_moves, illegal_ply=None, rest=()) -> str:
         False
     """
     start = " ".join(start_sfen.split()[:3])
-    data = f"{start}|{' '.join(usi_moves)}".encode("ascii", "replace")
+    digest = hashlib.blake2b(f"{start}|{' '.join(usi_moves)}".encode("ascii", "replace"),
+                             digest_size=8)
     if illegal_ply is not None:
-        data += f"|!{illegal_ply}".encode()
-        if rest:
-            data += ("|" + "\n".join(rest)).encode("utf-8", "replace")
-    return hashlib.blake2b(data, digest_size=8).hexdigest()
+        digest.update(f"|!{illegal_ply}".encode())
+        separator = b"|"  # then "\n" between them: fed one by one (``rest`` may be an iterator)
+        for said in rest:
+            digest.update(separator + said.encode("utf-8", "replace"))
+            separator = b"\n"
+    return digest.hexdigest()
 
 
 def validate_record(record: GameRecord) -> ValidatedGame:
     """Replay the main line and every variation of ``record``; never raises on bad input."""
     main = replay_line(record.start_sfen, record.moves, 1, _branch_plies(record, None))
     headers = normalize_headers(record.headers)
-    findings = list(record.findings) + header_findings(record.headers, headers, record.start_sfen)
-    findings += main.findings
+    # one capped list (``ingest.record.Findings``) for the record's findings and the replay's
+    findings = record.findings.copy() if isinstance(record.findings, Findings) else Findings()
+    if not isinstance(record.findings, Findings):
+        findings.add_all(record.findings)
+    findings.add_all(header_findings(record.headers, headers, record.start_sfen))
+    findings.add_all(main.findings)
     game = main.game
     if game is not None:
         findings[:0] = [Finding(WARNING, "irregular_start_position", f"the start position breaks "
@@ -202,7 +211,7 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     findings += result_findings
     lines = {None: main}
     for index, variation in enumerate(record.variations):
-        findings += _replay_variation(record, index, variation, lines)
+        findings.add_all(_replay_variation(record, index, variation, lines))
     variations = [lines[i].game.moves[v.start_ply - 1:] if lines[i] is not None else []
                   for i, v in enumerate(record.variations)]
     usi = list(map(Move.usi, game.moves))
@@ -214,18 +223,17 @@ def validate_record(record: GameRecord) -> ValidatedGame:
                          findings, game, variations)
 
 
-def _written_from(record: GameRecord, ply) -> list:
+def _written_from(record: GameRecord, ply):
     """What the main-line moves from ``ply`` on say, read without a position (none without a
-    stop): the square each names, the same in every notation, or its text as written."""
+    stop): the square each names, the same in every notation, or its text as written (yielded
+    one by one: a record may go on for a million moves after its stop)."""
     if ply is None:
-        return []
+        return
     previous = None
-    said = []
-    for move in record.moves[ply - 1:]:
+    for move in islice(record.moves, ply - 1, None):
         square = written_destination(move.notation, move.text, previous)
-        said.append(square or f"?{move.text}")
+        yield square or f"?{move.text}"
         previous = square or previous
-    return said
 
 
 def _branch_plies(record: GameRecord, parent) -> set:

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import click
 
-from ingest.pipeline import read_file
-from ingest.read import record_files
+from ingest.pipeline import FileGames, read_file, read_files
 from ingest.record import ERROR
-from kifudb.output import json_text, printable
+from kifudb.output import (PathNames, json_text, plural, printable, progress_option,
+                           wants_progress)
+from kifudb.paths import given_files
 from labels.classify import definitions_version
 
 SIDE_MARKS = {"black": "▲", "white": "△"}
@@ -26,7 +27,11 @@ SIDE_MARKS = {"black": "▲", "white": "△"}
 
 def classify_file(path: str) -> list:
     """The labels of every game of one file, as plain dicts; never raises."""
-    read = read_file(path, labels=True)
+    return classify_read(read_file(path, labels=True))
+
+
+def classify_read(read: FileGames) -> list:
+    """The rows of one file read with its labels (``read_file(path, labels=True)``)."""
     if not read.games:
         message = "; ".join(f.message for f in read.findings) or "no game found"
         return [{"path": read.path, "index": None, "error": message}]
@@ -54,12 +59,17 @@ def _stop(game) -> dict:
             "message": finding.message if finding else None}
 
 
-def render_text(rows: list) -> str:
+def render_text(rows: list, names: PathNames = None) -> str:
     """A readable listing: each game, then each side's castles and openings with their plies
-    (what comes from a record or a file name is ``printable``)."""
+    (what comes from a record or a file name is ``printable``; paths are shown by ``names``,
+    relative to the folder given)."""
+    names = names or PathNames()
     lines = []
+    folders = sorted({names.folder_of(row["path"]) for row in rows} - {None})
+    if folders:
+        lines.append(f"(paths relative to {', '.join(printable(f) for f in folders)})")
     for row in rows:
-        path = printable(row["path"])
+        path = printable(names(row["path"]))
         if row["index"] is None:
             lines.append(f"{path}: cannot read: {printable(row['error'])}")
             continue
@@ -68,8 +78,8 @@ def render_text(rows: list) -> str:
             lines.append(f"{head}: error: {printable(row['error'])}")
             continue
         stop = row.get("stopped")
-        lines.append(f"{head} ({row['moves']} moves)" if stop is None else
-                     f"{head} ({row['moves']} moves; the replay stopped at ply {stop['ply']}"
+        lines.append(f"{head} ({plural(row['moves'], 'move')})" if stop is None else
+                     f"{head} ({plural(row['moves'], 'move')}; the replay stopped at ply {stop['ply']}"
                      f"{', line ' + str(stop['line']) if stop['line'] else ''} "
                      f"«{printable(stop['text'])}»: {stop['code']}: "
                      f"{printable(stop['message'])})")
@@ -89,17 +99,19 @@ def render_text(rows: list) -> str:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), default="text",
               show_default=True, help="Output format.")
-def classify(paths, fmt: str) -> None:
+@progress_option
+def classify(paths, fmt: str, progress) -> None:
     """Print the castles (囲い) and openings (戦型) of every game of PATHS (files, folders, globs)."""
-    files = list(record_files(paths))
+    files = given_files(paths)
+    reads = read_files(files, 1, "classify" if wants_progress(progress) else None, labels=True)
     if fmt == "jsonl":
-        for path in files:
-            for row in classify_file(path):
+        for read in reads:
+            for row in classify_read(read):
                 click.echo(json_text(row))
         return
-    rows = [row for path in files for row in classify_file(path)]
+    rows = [row for read in reads for row in classify_read(read)]
     if fmt == "json":
         click.echo(json_text({"definitions_version": definitions_version(), "games": rows},
                              indent=1))
     else:
-        click.echo(render_text(rows), nl=False)
+        click.echo(render_text(rows, PathNames(paths)), nl=False)

@@ -16,6 +16,7 @@ command parses its options and calls ``ingest`` (reading), ``store`` (writing) o
 
 from __future__ import annotations
 
+import errno
 import sys
 import time
 from pathlib import Path
@@ -24,7 +25,8 @@ import click
 
 from core import Position, SfenError, perft as count_perft
 from ingest.usi_file import read_usi
-from kifudb.output import printable
+from kifudb.output import PathNames, plural, printable, progress_option, wants_progress
+from kifudb.paths import given_files
 from kifudb.replay import render_report, replay_report
 from kifudb.classify_cli import classify
 from kifudb.game_cli import game
@@ -111,8 +113,8 @@ def replay(paths, quiet: bool) -> None:
             if not quiet:
                 click.echo(render_report(path, report))
     elapsed = time.perf_counter() - started
-    click.echo(f"{games} games, {moves} moves replayed, {games - illegal} fully legal, "
-               f"{illegal} with an illegal move ({elapsed:.2f} s)")
+    click.echo(f"{plural(games, 'game')}, {plural(moves, 'move')} replayed, "
+               f"{games - illegal} fully legal, {illegal} with an illegal move ({elapsed:.2f} s)")
 
 
 @main.command()
@@ -124,33 +126,51 @@ def replay(paths, quiet: bool) -> None:
 @click.option("--compact/--no-compact", default=None,
               help="Rewrite the store into one batch afterwards (default: when it has more "
                    "than 8 batches).")
-def ingest(paths, store_dir, jobs: int, compact) -> None:
+@progress_option
+def ingest(paths, store_dir, jobs: int, compact, progress) -> None:
     """Read, validate and store every game of PATHS (files, folders, globs)."""
     from store import DEFAULT_STORE
     from store.folder import Store
     from store.writer import ingest_paths
 
     store = Store(store_dir or DEFAULT_STORE)
+    given_files(paths, skip=[store.root])  # a path that names nothing stops here
+    had_games = store.manifest()["next_game"] > 1
     started = time.perf_counter()
-    report = ingest_paths(paths, store, jobs=jobs, progress=sys.stderr.isatty())
+    report = ingest_paths(paths, store, jobs=jobs, progress=wants_progress(progress))
     elapsed = time.perf_counter() - started
     batches = len(store.manifest()["batches"])
     if compact or (compact is None and batches > 8):
         with store.writing():
             store.compact()
-    click.echo(f"{report.files_read} files read ({report.files_skipped} unchanged, skipped; "
-               f"{report.files_replaced} changed, replaced), {report.games_read} games: "
-               f"{report.games_added} new, {report.games_known} already stored; "
-               f"{report.positions_added} positions added in {elapsed:.2f} s; "
-               f"{report.findings} findings")
+    click.echo(ingest_summary(report, elapsed, had_games))
+    if report.findings:
+        click.echo(f"{plural(report.findings, 'finding')}: 'kifudb stats findings --store "
+                   f"{printable(store.root)}' lists them (or the dashboard's Validation page)")
     totals = store.connect().execute(
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions)").fetchone()
-    click.echo(f"store {printable(store.root)}: {totals[0]} games, {totals[1]} positions")
+    click.echo(f"store {printable(store.root)}: {plural(totals[0], 'game')}, "
+               f"{plural(totals[1], 'position')}")
     for note in store.notes:
         click.echo(f"note: {printable(note)}", err=True)
     if report.stale_labels:
         click.echo(f"the older games' labels come from other definitions ({report.stale_labels}): "
                    f"run 'kifudb relabel --store {printable(store.root)}'", err=True)
+
+
+def ingest_summary(report, elapsed: float, had_games: bool = True) -> str:
+    """The line ``kifudb ingest`` ends with. A game "already stored" is one whose moves,
+    players and date another source gave first — another file of this run (the same game in
+    KIF and JKF, say) or, when the store held games before, an earlier ingest; it is stored
+    once, with one more source."""
+    why = ("read from another file of this run" if not had_games else
+           "read from another file, in this run or an earlier ingest")
+    known = (f"{report.games_known} already stored ({why})" if report.games_known
+             else "0 already stored")
+    return (f"{plural(report.files_read, 'file')} read ({report.files_skipped} unchanged, "
+            f"skipped; {report.files_replaced} changed, replaced), "
+            f"{plural(report.games_read, 'game')}: {report.games_added} new, {known}; "
+            f"{plural(report.positions_added, 'position')} added in {elapsed:.2f} s")
 
 
 @main.command()
@@ -191,6 +211,10 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     if not store.manifest_path.exists():
         raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
                                    f"--store {store.root}' first")
+    busy = _port_problem(address, port)
+    if busy is not None:
+        raise click.ClickException(f"cannot serve the dashboard on {address}:{port}: {busy} "
+                                   f"(another dashboard?); choose another with --port")
     app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
     click.echo(f"kifudb dashboard on {printable(store.root)}: http://{address}:{port}/  "
                f"(Ctrl-C stops it)")
@@ -205,6 +229,30 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     os.execve(sys.executable, command, {**os.environ, "KIFUDB_STORE": str(store.root)})
 
 
+def _port_problem(address: str, port: int):
+    """Why the server could not listen on ``address:port`` (the port is taken, the address
+    is not this machine's), or None: checked before the address is printed, so that a busy
+    port is said plainly instead of after a line that promises a dashboard."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        return f"unknown address ({error.strerror or error})"
+    for family, kind, protocol, _, where in infos:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Tornado does
+            try:
+                probe.bind(where)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    return "the port is in use"
+                if error.errno == errno.EADDRNOTAVAIL:
+                    continue  # an IPv6 address of localhost without IPv6: the next one
+                return error.strerror or str(error)
+    return None
+
+
 @main.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl", "csv", "html"]),
@@ -215,24 +263,30 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Worker processes.")
 @click.option("--strict", is_flag=True, help="Exit with status 1 if any game has an error.")
-def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool) -> None:
+@click.option("--all", "all_games", is_flag=True,
+              help="With --format html: list every game (by default only the games and files "
+                   "with findings).")
+@progress_option
+def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool,
+             all_games: bool, progress) -> None:
     """Read every game of PATHS (files, folders, globs), replay it and report what is wrong."""
-    from ingest.read import record_files
     from kifudb.validate import render, validate_files
 
-    files = list(record_files(paths))
+    files = given_files(paths)
+    names = PathNames(paths)
     stream = output.open("w", encoding="utf-8", newline="") if output else None
     write = stream.write if stream else (lambda text: click.echo(text, nl=False))
     rows, errors = [], False
     try:
-        for file_rows in validate_files(files, jobs, positions, progress=sys.stderr.isatty()):
+        for file_rows in validate_files(files, jobs, positions,
+                                        progress=wants_progress(progress)):
             errors = errors or any(f["severity"] == "error" for r in file_rows for f in r["findings"])
             if fmt == "jsonl":
                 write(render(file_rows, "jsonl"))
             else:
                 rows.extend(file_rows)
         if fmt != "jsonl":
-            write(render(rows, fmt))
+            write(render(rows, fmt, names, all_games))
     finally:
         if stream:
             stream.close()

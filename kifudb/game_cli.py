@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from kifudb.output import printable
+from kifudb.output import PathNames, plural, printable
 from kifudb.store_cli import _echo_json, _guard, _open_store, _result, _store_option, _table
 
 __all__ = ["game"]
@@ -62,10 +62,11 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
             for k, v in record["info"].items()}
     click.echo(f"game {game_id}: ▲{info['black'] or '?'} vs △{info['white'] or '?'} · "
                f"{info['date'] or 'undated'} · {info['event'] or 'no event'} · "
-               f"{_result(info['winner'], info['reason'])} · {info['moves']} moves"
+               f"{_result(info['winner'], info['reason'])} · {plural(info['moves'], 'move')}"
                + (f" · {info['handicap']}" if info["handicap"] else ""))
+    names = PathNames()  # relative to the current folder when inside it
     for source in info["sources"]:
-        click.echo(f"  source: {printable(source['path'])} #{source['index'] + 1} "
+        click.echo(f"  source: {printable(names(source['path']))} #{source['index'] + 1} "
                    f"({source['format']}, {source['encoding']})")
     click.echo("labels (* the side's main one; the ply where first reached):")
     click.echo("\n".join(_label_lines(labels)))

@@ -26,6 +26,10 @@ Records are hostile input — a player's name, a comment, a file name may hold a
 
       >>> json_text({"name": "a\\x1b\\x9bb"})
       '{"name": "a\\\\u001b\\\\u009bb"}'
+
+And two helpers for what every command writes: ``plural(n, "file")`` (``1 file``, ``2 files``),
+and ``PathNames``, which shows a record's path relative to the folder it was found in (or the
+current folder), so that a row is not 260 characters of the same prefix.
 """
 
 from __future__ import annotations
@@ -34,10 +38,12 @@ import csv
 import decimal
 import io
 import json
+import os
 import re
-from typing import Iterable
+from typing import Iterable, Optional
 
-__all__ = ["printable", "csv_cell", "csv_text", "json_text"]
+__all__ = ["printable", "csv_cell", "csv_text", "json_text", "plural", "PathNames",
+           "CSV_BOM", "progress_option"]
 
 # C0, DEL, C1; line and paragraph separators; bidi embeddings, overrides and isolates
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -94,3 +100,83 @@ def json_text(data, **options) -> str:
     separators and bidi controls escaped as ``\\uXXXX`` (they can only be inside strings)."""
     text = json.dumps(data, ensure_ascii=False, **options)
     return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+#: The UTF-8 byte-order mark a CSV file starts with, so that a spreadsheet (Excel) reads it as
+#: UTF-8 and not in the machine's code page (Japanese names would come out garbled).
+CSV_BOM = "\ufeff"
+
+
+_IRREGULAR = {"batch": "batches", "match": "matches", "entry": "entries"}
+
+
+def plural(count: int, word: str, words: Optional[str] = None) -> str:
+    """``count`` and ``word``, in the plural unless ``count`` is 1 (``words``, or the word with
+    an ``s``); the one way every command counts things.
+
+    >>> plural(1, "file"), plural(2, "file"), plural(0, "occurrence"), plural(3, "batch")
+    ('1 file', '2 files', '0 occurrences', '3 batches')
+    >>> plural(1, "game", "games"), plural(1_500, "move")
+    ('1 game', '1500 moves')
+    """
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {words or _IRREGULAR.get(word) or word + 's'}"
+
+
+def progress_option(command):
+    """``--progress/--no-progress``: a progress bar on standard error (by default when it is a
+    terminal); the command gets ``progress`` True or False (see ``wants_progress``)."""
+    import click
+
+    return click.option("--progress/--no-progress", default=None,
+                        help="A progress bar: bytes read and games found (default: on a "
+                             "terminal).")(command)
+
+
+def wants_progress(progress: Optional[bool]) -> bool:
+    """The ``--progress`` choice, or whether standard error is a terminal."""
+    import sys
+
+    return sys.stderr.isatty() if progress is None else progress
+
+
+class PathNames:
+    """How a command shows the paths of the records it read from ``arguments`` (the files,
+    folders and globs given): a path inside a folder given is shown relative to that folder
+    (``folders`` says which, for a line above), any other relative to the current folder
+    when it is inside it, else as it is.
+
+    >>> names = PathNames(["data/samples"])
+    >>> names("data/samples/records/illegal_move.kif"), names("/elsewhere/x.kif")
+    ('records/illegal_move.kif', '/elsewhere/x.kif')
+    >>> names.folders
+    ['data/samples']
+    """
+
+    def __init__(self, arguments=(), relative_to_folders: bool = True):
+        self.folders = [str(a) for a in arguments
+                        if relative_to_folders and os.path.isdir(str(a))]
+        self._roots = sorted(((os.path.abspath(f), f) for f in self.folders),
+                             key=lambda pair: -len(pair[0]))
+        self._here = os.getcwd()
+
+    def folder_of(self, path) -> Optional[str]:
+        """The folder given that holds ``path`` (as given), or None."""
+        absolute = os.path.abspath(str(path))
+        for root, given in self._roots:
+            if absolute.startswith(root.rstrip(os.sep) + os.sep):
+                return given
+        return None
+
+    def __call__(self, path) -> str:
+        if path is None:
+            return ""
+        text = str(path)
+        absolute = os.path.abspath(text)
+        for root, _ in self._roots:
+            if absolute.startswith(root.rstrip(os.sep) + os.sep):
+                return os.path.relpath(absolute, root)
+        if os.path.isabs(text) and absolute.startswith(self._here.rstrip(os.sep) + os.sep):
+            return os.path.relpath(absolute, self._here)
+        return text

@@ -18,7 +18,7 @@ from core.impasse import declaration, king_entered
 from core.outcome import Winner
 from ingest.record import ERROR
 from ingest.validate import validate_record
-from kifudb.output import printable
+from kifudb.output import plural, printable
 
 
 @dataclass
@@ -77,5 +77,6 @@ def _verdict(game, errors) -> str:
         return "all moves legal; the rules decide nothing (the record's own ending stands)"
     winner = "draw" if ending.winner is Winner.DRAW else f"{ending.winner} wins"
     after = replay.ply - ending.ply
-    extra = f"; {after} moves were played after that" if after else ""
+    extra = (f"; {plural(after, 'move')} {'was' if after == 1 else 'were'} played after that"
+             if after else "")
     return f"all moves legal; {ending.reason} at ply {ending.ply}, {winner}{extra}"

@@ -8,10 +8,13 @@ command line, as aligned text or JSON.
     kifudb stats pairings --kind castle --against opening
     kifudb stats players --limit 20
     kifudb stats player 羽生善治 [--against 森内俊之]
+    kifudb stats findings [--code bad_date] [--severity error] [--path 2chkifu]
     kifudb relabel                      # after labels/labels.toml changed
 
-Every statistics command takes the filters ``--player``, ``--from``, ``--to``, ``--event`` and
-``--handicap``. Bad values get a message, never a traceback.
+Every statistics command takes the filters ``--player``, ``--from``, ``--to``, ``--event``,
+``--handicap``, ``--decided`` and ``--min-moves``. Every score is shown with the number of
+decided games it stands on (a draw counts half; games without a result are not in it). Bad
+values get a message, never a traceback.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import click
 
+from kifudb.output import PathNames, plural, printable
 from kifudb.store_cli import (_echo_json, _guard, _open_store, _store_option, _table,
                               game_filter, game_filter_options)
 
@@ -77,9 +81,10 @@ def overview(store_dir: Path, output: str) -> None:
     if output == "json":
         _echo_json(data)
         return
-    click.echo(f"{data['games']} games ({data['valid_games']} valid), {data['positions']} "
-               f"positions, {data['players']} players, {data['events']} events, "
-               f"{data['files']} files; dates {data['date_from'] or '-'} to {data['date_to'] or '-'}")
+    click.echo(f"{plural(data['games'], 'game')} ({data['valid_games']} valid), "
+               f"{plural(data['positions'], 'position')}, {plural(data['players'], 'player')}, "
+               f"{plural(data['events'], 'event')}, {plural(data['files'], 'file')}; dates "
+               f"{data['date_from'] or '-'} to {data['date_to'] or '-'}")
     click.echo("results: " + ", ".join(f"{k} {v}" for k, v in data["results"].items()))
     click.echo("findings: " + (", ".join(f"{k} {v}" for k, v in
                                          sorted(data["findings_by_severity"].items())) or "none"))
@@ -99,19 +104,24 @@ def results(store_dir: Path, output: str, by: str, bucket: int, **kwargs) -> Non
     store, filters = _open_store(store_dir), game_filter(kwargs)
     if by == "total":
         row = _stats().results(store, filters=filters)
-        _show(output, row, ["games", "black", "white", "draw", "other", "Black's score", "95% CI"],
+        _show(output, row, ["games", "black", "white", "draw", "no result", "Black's score",
+                            "of decided", "95% CI"],
               [[row["games"], row["black_wins"], row["white_wins"], row["draws"], row["other"],
-                _percent(row["black_score"]), _interval(row)]], right={0, 1, 2, 3, 4})
+                _percent(row["black_score"]), row["decided"], _interval(row)]],
+              right={0, 1, 2, 3, 4, 6})
     elif by == "year":
         data = _stats().results_by_year(store, filters=filters)
-        _show(output, data, ["year", "games", "black", "white", "draw", "Black's score", "95% CI"],
+        _show(output, data, ["year", "games", "black", "white", "draw", "Black's score",
+                             "of decided", "95% CI"],
               [[r["year"], r["games"], r["black_wins"], r["white_wins"], r["draws"],
-                _percent(r["black_score"]), _interval(r)] for r in data], right={1, 2, 3, 4})
+                _percent(r["black_score"]), r["decided"], _interval(r)] for r in data],
+              right={1, 2, 3, 4, 6})
     elif by == "reason":
         data = _stats().results_by_reason(store, filters=filters)
-        _show(output, data, ["reason", "games", "black", "white", "draw"],
-              [[r["reason"], r["games"], r["black_wins"], r["white_wins"], r["draws"]]
-               for r in data], right={1, 2, 3, 4})
+        _show(output, data, ["reason", "games", "black", "white", "draw", "no result"],
+              [[r["reason"], r["games"], r["black_wins"], r["white_wins"], r["draws"],
+                r["games"] - r["black_wins"] - r["white_wins"] - r["draws"]]
+               for r in data], right={1, 2, 3, 4, 5})
     else:
         data = _stats().game_lengths(store, bucket=bucket, filters=filters)
         _show(output, data, ["moves", "games"],
@@ -163,9 +173,11 @@ def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_ga
     """How each castle or opening scores for the side that played it."""
     data = _stats().win_rates(_open_store(store_dir), kind, min_games=min_games,
                               primary_only=primary_only, filters=game_filter(kwargs))
-    _show(output, data, ["side", kind, "games", "won", "lost", "drawn", "score", "95% CI"],
+    _show(output, data, ["side", kind, "games", "won", "lost", "drawn", "score", "of decided",
+                         "95% CI"],
           [[r["side"], r["label"], r["games"], r["wins"], r["losses"], r["draws"],
-            _percent(r["score"]), _interval(r)] for r in data], right={2, 3, 4, 5})
+            _percent(r["score"]), r["decided"], _interval(r)] for r in data],
+          right={2, 3, 4, 5, 7})
 
 
 @stats.command()
@@ -180,10 +192,10 @@ def pairings(store_dir: Path, output: str, kind: str, against, min_games: int, *
     data = _stats().pairings(_open_store(store_dir), kind, against, min_games=min_games,
                              filters=game_filter(kwargs))
     _show(output, data, ["▲ black", "△ white", "games", "black", "white", "draw",
-                         "Black's score", "95% CI"],
+                         "Black's score", "of decided", "95% CI"],
           [[r["black_label"], r["white_label"], r["games"], r["black_wins"], r["white_wins"],
-            r["draws"], _percent(r["black_score"]), _interval(r)] for r in data],
-          right={2, 3, 4, 5})
+            r["draws"], _percent(r["black_score"]), r["decided"], _interval(r)] for r in data],
+          right={2, 3, 4, 5, 7})
 
 
 @stats.command()
@@ -195,9 +207,10 @@ def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) 
     """The players with the most games, and their scores."""
     data = _stats().players(_open_store(store_dir), min_games=min_games, limit=limit,
                             filters=game_filter(kwargs))
-    _show(output, data, ["player", "games", "won", "lost", "drawn", "score", "95% CI"],
+    _show(output, data, ["player", "games", "won", "lost", "drawn", "score", "of decided",
+                         "95% CI"],
           [[r["player"], r["games"], r["wins"], r["losses"], r["draws"], _percent(r["score"]),
-            _interval(r)] for r in data], right={1, 2, 3, 4})
+            r["decided"], _interval(r)] for r in data], right={1, 2, 3, 4, 6})
 
 
 @stats.command()
@@ -215,7 +228,8 @@ def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
                for g in data["games"]])
         if output == "text":
             click.echo(f"{name} against {against}: {data['wins']} won, {data['losses']} lost, "
-                       f"{data['draws']} drawn; score {_percent(data['score'])}")
+                       f"{data['draws']} drawn; score {_percent(data['score'])} of "
+                       f"{plural(data['decided'], 'decided game')}")
         return
     data = _stats().player_summary(store, name, filters=filters)
     if data is None:
@@ -224,21 +238,62 @@ def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
     if output == "json":
         _echo_json(data)
         return
-    click.echo(f"{name}: {data['games']} games")
-    click.echo(_table(["as", "games", "won", "lost", "drawn", "score", "95% CI"],
+    click.echo(f"{name}: {plural(data['games'], 'game')}")
+    click.echo(_table(["as", "games", "won", "lost", "drawn", "score", "of decided", "95% CI"],
                       [[side, r["games"], r["wins"], r["losses"], r["draws"],
-                        _percent(r["score"]), _interval(r)]
+                        _percent(r["score"]), r["decided"], _interval(r)]
                        for side, r in (("black", data["as_black"]), ("white", data["as_white"]))],
-                      right={1, 2, 3, 4}))
+                      right={1, 2, 3, 4, 6}))
     for key, title in (("openings", "opening"), ("castles", "castle"), ("opponents", "opponent")):
         rows = data[key][:10]
         if rows:
             click.echo("")
             column = "opponent" if key == "opponents" else "label"
-            click.echo(_table([title, "games", "won", "lost", "drawn", "score"],
+            click.echo(_table([title, "games", "won", "lost", "drawn", "score", "of decided"],
                               [[r[column], r["games"], r["wins"], r["losses"], r["draws"],
-                                _percent(r["score"])] for r in rows], limits={0: 40},
-                              right={1, 2, 3, 4}))
+                                _percent(r["score"]), r["decided"]] for r in rows],
+                              limits={0: 40}, right={1, 2, 3, 4, 6}))
+
+
+@stats.command()
+@click.option("--code", help="Only this code (bad_date, bad_geometry …).")
+@click.option("--severity", type=click.Choice(["error", "warning", "info"]),
+              help="Only this severity.")
+@click.option("--path", "path_part", metavar="TEXT", help="Only files whose path contains this.")
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True,
+              help="At most N findings listed (the counts count them all).")
+@_store_option
+@click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@_guard
+def findings(store_dir: Path, output: str, code, severity, path_part, limit: int) -> None:
+    """What validation found in the stored records: counts by code, then each finding."""
+    store = _open_store(store_dir)
+    counts = [r for r in _stats().finding_counts(store, "code", severity)
+              if code is None or r["code"] == code]
+    rows = _stats().findings(store, code=code, severity=severity, path=path_part, limit=limit)
+    if output == "json":
+        _echo_json({"by_code": counts, "findings": rows})
+        return
+    if not rows:
+        click.echo("no finding in scope")
+        return
+    total = sum(r["count"] for r in counts)
+    click.echo(f"{plural(total, 'finding')} by code:" if path_part is None else "by code, in "
+               "every file:")
+    for r in counts:
+        click.echo(f"  {r['severity']:8s}{printable(r['code']):26s}{r['count']:>7}")
+    names = PathNames()
+    for r in rows:
+        where = printable(names(r["path"])) + (f":{r['line']}" if r["line"] else "")
+        game = f" game {r['game']}" if r["game"] is not None else ""
+        ply = f" ply {r['ply']}" if r["ply"] else ""
+        text = f" «{printable(r['text'])}»" if r["text"] else ""
+        click.echo(f"{where}:{game}{ply} {r['severity']} {printable(r['code'])}{text}: "
+                   f"{printable(r['message'])}")
+    if len(rows) == limit and (path_part is not None or total > limit):
+        click.echo(f"(only {plural(limit, 'finding')} shown: --limit N for more; --code, "
+                   f"--severity or --path narrow the list)")
 
 
 @click.command()
@@ -253,5 +308,5 @@ def relabel(store_dir: Path, progress) -> None:
 
     store = _open_store(store_dir)
     report = relabel_store(store, progress=sys.stderr.isatty() if progress is None else progress)
-    click.echo(f"{report.games} games relabelled, {report.labels} labels "
+    click.echo(f"{plural(report.games, 'game')} relabelled, {plural(report.labels, 'label')} "
                f"(definitions {report.version}) in batch {report.batch}")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from kifudb.output import csv_text, json_text, printable
+from kifudb.output import PathNames, csv_text, json_text, plural, printable
 from store import DEFAULT_STORE
 
 if TYPE_CHECKING:
@@ -54,13 +54,20 @@ _FILTER_OPTIONS = {
     "date_from": ("--from", {"metavar": "YYYY-MM-DD", "help": "Games on or after this date."}),
     "date_to": ("--to", {"metavar": "YYYY-MM-DD", "help": "Games on or before this date."}),
     "event": ("--event", {"help": "The event contains this (case-insensitive)."}),
-    "handicap": ("--handicap", {"help": "The handicap exactly, e.g. 平手 or 香落ち."}),
+    "handicap": ("--handicap", {"help": "The handicap, e.g. 平手 or 香落ち (KY, 香落 … work "
+                                        "too): the start position's, or the header's."}),
+    "decided": ("--decided", {"is_flag": True, "default": None,
+                              "help": "Only the games with a result (a win or a draw): "
+                                      "fragments and aborted games have none."}),
+    "moves_from": ("--min-moves", {"type": click.IntRange(min=0), "metavar": "N",
+                                   "help": "Only the games of at least N moves."}),
 }
 
 
 def game_filter_options(command):
-    """--player, --from, --to, --event, --handicap: the games a question looks at (the
-    explorer's and the statistics' ``analytics.filters.GameFilter``; see ``game_filter``)."""
+    """--player, --from, --to, --event, --handicap, --decided, --min-moves: the games a
+    question looks at (the explorer's and the statistics' ``analytics.filters.GameFilter``;
+    see ``game_filter``)."""
     for field, (flag, settings) in reversed(_FILTER_OPTIONS.items()):
         command = click.option(flag, field, **settings)(command)
     return command
@@ -71,7 +78,9 @@ def game_filter(options: dict) -> GameFilter:
     keyword arguments); a bad value raises ``analytics.filters.FilterError`` (a ValueError)."""
     from analytics.filters import GameFilter
 
-    return GameFilter(**{field: options.pop(field) for field in _FILTER_OPTIONS})
+    values = {field: options.pop(field) for field in _FILTER_OPTIONS}
+    values["decided"] = values["decided"] or None  # the flag unset: every game
+    return GameFilter(**values)
 
 
 def _position_options(command):
@@ -218,6 +227,23 @@ def _cell(value, limit: int) -> str:
     return out + "…"
 
 
+#: the widest a path is shown in a table (its end: the file's name and folder)
+_PATH_WIDTH = 48
+
+
+def _tail(text, limit: int) -> str:
+    """``text`` (printable), its end only, after ``…``, when it is wider than ``limit``."""
+    text = printable(text or "")
+    if _width(text) <= limit:
+        return text
+    out = ""
+    for ch in reversed(text):
+        if _width(ch + out) > limit - 1:
+            break
+        out = ch + out
+    return "…" + out
+
+
 def _table(headers: list, rows: list, limits: dict = None, right: set = frozenset()) -> str:
     """Rows as aligned columns (wide characters count double); ``limits`` caps a column."""
     limits = limits or {}
@@ -274,17 +300,18 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
     total = queries.occurrences(store, position, mirror=mirror)
     mirrored = total["occurrences"] - (queries.occurrences(store, position)["occurrences"]
                                        if mirror else total["occurrences"])
-    click.echo(f"{total['occurrences']} occurrences in {total['games']} games"
+    click.echo(f"{plural(total['occurrences'], 'occurrence')} in {plural(total['games'], 'game')}"
                + (f" ({mirrored} of the mirror image)" if mirror else ""))
     if not total["occurrences"]:
         return
     shown = queries.search(store, position, mirror=mirror, limit=limit or _TEXT_ROWS)
     headers = ["date", "game", "ply"] + (["mirror"] if mirror else []) + [
         "black", "white", "result", "next", "event", "path"]
+    names = PathNames()  # a path relative to the current folder, its end when it is long
     rows = [[h["date"] or "-", h["game"], h["ply"]] + (["yes" if h["mirrored"] else ""]
                                                        if mirror else [])
             + [h["black"], h["white"], _result(h["winner"], h["reason"]), h["next_move"] or "-",
-               h["event"], h["path"]] for h in shown]
+               h["event"], _tail(names(h["path"]), _PATH_WIDTH)] for h in shown]
     offset = 1 if mirror else 0
     click.echo(_table(headers, rows, limits={3 + offset: 16, 4 + offset: 16, 5 + offset: 24,
                                              7 + offset: 24},
@@ -304,19 +331,23 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
 @_guard
 def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_dir,
             **options):
-    """The moves played next in a position (the even start by default): games, results, latest
-    date. Counts are games (a repetition counts once)."""
+    """The moves played next in a position (the start of the --handicap, else the even start,
+    by default): games, results, latest date. Counts are games (a repetition counts once)."""
     from analytics import queries
     from analytics.filters import FilterError
+    from core.handicap import HANDICAPS
     from core.position import Position
 
     store = _open_store(store_dir)
-    position = _position(store, sfen, moves, start, diagram, game_id, ply, default=Position())
     try:
         filters = game_filter(options)
     except FilterError as error:
         raise click.BadParameter(error.problem,
                                  param_hint=f"'{_FILTER_OPTIONS[error.field][0]}'") from None
+    if moves is not None and start == "startpos" and filters.handicap in HANDICAPS:
+        start = HANDICAPS[filters.handicap]  # the moves of a handicap game start from it
+    default = Position.from_sfen(HANDICAPS.get(filters.handicap, HANDICAPS["平手"]))
+    position = _position(store, sfen, moves, start, diagram, game_id, ply, default=default)
     found = queries.explore(store, position, filters=filters, min_count=min_count)
     if output == "json":
         _echo_json({**_describe(position), "moves": found})
@@ -324,7 +355,7 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_
     described = _describe(position)
     click.echo(f"position: {described['sfen']}  (key {described['key']})")
     total = sum(m["count"] for m in found)
-    click.echo(f"{len(found)} moves played next, {total} games" if found
+    click.echo(f"{plural(len(found), 'move')} played next, {plural(total, 'game')}" if found
                else "no games continue from this position" + (" with these filters"
                                                               if filters else ""))
     if not found:
@@ -335,8 +366,11 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_
     rows = [[m["ki2"] or m["move"], m["move"], m["count"], share(m["black_wins"], m),
              share(m["white_wins"], m), share(m["draws"], m), share(m["other"], m),
              m["latest_date"] or "-"] for m in found]
-    click.echo(_table(["move", "usi", "games", "black", "white", "draw", "other", "latest"], rows,
-                      right={2, 3, 4, 5, 6}))
+    click.echo(_table(["move", "usi", "games", "black", "white", "draw", "no result", "latest"],
+                      rows, right={2, 3, 4, 5, 6}))
+    if any(m["other"] for m in found):
+        click.echo("(no result: games without a win or a draw — aborted, fragments, records "
+                   "without an ending; --decided leaves them out)")
 
 
 @click.command()
@@ -387,6 +421,6 @@ def sql(query, limit, output, timeout, memory_limit, store_dir):
         click.echo(_table(result.columns, [["NULL" if v is None else v for v in r]
                                            for r in result.rows],
                           limits={i: 60 for i in range(len(result.columns))}, right=numeric))
-        click.echo(f"({len(result.rows)} rows)")
+        click.echo(f"({plural(len(result.rows), 'row')})")
     if result.truncated:
-        click.echo(f"only the first {limit} rows: --limit N for more", err=True)
+        click.echo(f"only the first {plural(limit, 'row')}: --limit N for more", err=True)

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Iterable, Iterator
 
 from ingest.pipeline import FileGames, StoredGame, read_file, read_files
-from kifudb.output import csv_text, json_text, printable
+from kifudb.output import CSV_BOM, PathNames, csv_text, json_text, plural, printable
 
 
 def _finding(f) -> dict:
@@ -85,20 +85,31 @@ def summarize(rows: Iterable[dict]) -> dict:
                                                          key=lambda kv: (-kv[1], kv[0]))]}
 
 
-def render_text(rows: list, summary: dict) -> str:
+def _summary_line(s: dict) -> str:
+    return (f"{plural(s['files'], 'file')}, {plural(s['games'], 'game')}, "
+            f"{plural(s['moves'], 'move')}; {s['valid_games']} "
+            f"{'game' if s['valid_games'] == 1 else 'games'} valid, "
+            f"{s['games'] - s['valid_games']} with errors")
+
+
+def render_text(rows: list, summary: dict, names: PathNames = None) -> str:
     """The summary, then every finding on a line; what comes from a record or a file name is
-    ``printable`` (a terminal shows control characters as escapes)."""
+    ``printable`` (a terminal shows control characters as escapes). Paths are shown by
+    ``names`` (relative to the folder given)."""
+    names = names or PathNames()
     out = io.StringIO()
     s = summary
-    out.write(f"{s['files']} files, {s['games']} games, {s['moves']} moves; "
-              f"{s['valid_games']} games valid, {s['games'] - s['valid_games']} with errors\n")
+    out.write(_summary_line(s) + "\n")
     if s["findings_by_code"]:
         out.write("findings by code:\n")
         for item in s["findings_by_code"]:
             out.write(f"  {item['severity']:8s}{item['code']:26s}{item['count']:>7}\n")
+    folders = sorted({names.folder_of(row["path"]) for row in rows if row["findings"]} - {None})
+    if folders:
+        out.write(f"(paths relative to {', '.join(printable(f) for f in folders)})\n")
     for row in rows:
         for f in row["findings"]:
-            where = printable(row["path"]) + (f":{f['line']}" if f["line"] else "")
+            where = printable(names(row["path"])) + (f":{f['line']}" if f["line"] else "")
             game = "" if row["index"] is None else f" game {row['index'] + 1}"
             ply = f" ply {f['ply']}" if f["ply"] else ""
             text = f" «{printable(f['text'])}»" if f["text"] else ""
@@ -107,63 +118,129 @@ def render_text(rows: list, summary: dict) -> str:
     return out.getvalue()
 
 
-CSV_COLUMNS = ["path", "index", "format", "encoding", "moves", "first_illegal_ply",
-               "illegal_code", "winner", "reason", "declared_ending", "fingerprint", "errors",
-               "warnings", "findings"]
+CSV_COLUMNS = ["path", "index", "format", "encoding", "black", "white", "date", "event",
+               "moves", "first_illegal_ply", "illegal_code", "winner", "reason",
+               "declared_ending", "fingerprint", "errors", "warnings", "findings", "messages"]
+
+
+def _where(f: dict) -> str:
+    """``line 11, ply 3`` of a finding (empty when it has neither)."""
+    return ", ".join(part for part in (f"line {f['line']}" if f["line"] else "",
+                                       f"ply {f['ply']}" if f["ply"] else "") if part)
 
 
 def render_csv(rows: list) -> str:
-    """One line per game (or unreadable file); ``findings`` lists ``code@ply`` items. Text
-    cells a spreadsheet would run as formulas are neutralised (``kifudb.output.csv_cell``)."""
-    return csv_text(CSV_COLUMNS, ({
-        **row,
-        "errors": sum(f["severity"] == "error" for f in row["findings"]),
-        "warnings": sum(f["severity"] == "warning" for f in row["findings"]),
-        "findings": "; ".join(f"{f['code']}@{f['ply']}" if f["ply"] else f["code"]
-                              for f in row["findings"])} for row in rows))
+    """One line per game (or unreadable file), after a UTF-8 byte-order mark (so that a
+    spreadsheet reads the Japanese names right): its players, date and event, ``findings``
+    lists ``code@ply`` items and ``messages`` says each (``severity code (line, ply):
+    message``, one a line). Text cells a spreadsheet would run as formulas are neutralised
+    (``kifudb.output.csv_cell``)."""
+    def line(row: dict) -> dict:
+        headers = row.get("headers") or {}
+        findings = row["findings"]
+        return {
+            **row, "black": headers.get("black"), "white": headers.get("white"),
+            "date": headers.get("start_date"), "event": headers.get("event"),
+            "errors": sum(f["severity"] == "error" for f in findings),
+            "warnings": sum(f["severity"] == "warning" for f in findings),
+            "findings": "; ".join(f"{f['code']}@{f['ply']}" if f["ply"] else f["code"]
+                                  for f in findings),
+            "messages": "\n".join(f"{f['severity']} {f['code']}"
+                                  + (f" ({_where(f)})" if _where(f) else "")
+                                  + f": {f['message']}" for f in findings)}
+    return CSV_BOM + csv_text(CSV_COLUMNS, map(line, rows))
 
 
-_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222}
+_STYLE = """body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:100%}
 table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.25em .6em;
-text-align:left;vertical-align:top}th{background:#f3f0e8}.error{color:#b00020}.warning{color:#a65f00}
-.info{color:#555}.ok{color:#1b7f3b}code{font-family:ui-monospace,monospace}"""
+text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#f3f0e8}
+table.games{width:100%;table-layout:fixed}.games col.file{width:24%}.games col.game{width:5em}
+.games col.players{width:16%}.games col.moves{width:5.5em}.games col.result{width:11%}
+.error{color:#b00020}.warning{color:#a65f00}.info{color:#555}.ok{color:#1b7f3b}
+code{font-family:ui-monospace,monospace}a.next{font-size:.85em;margin-left:.4em}
+.board svg{max-width:100%;height:auto}:target{background:#fff3c4}"""
 
 
-def render_html(rows: list, summary: dict) -> str:
-    """A self-contained page: the summary, findings by code, then every game with its findings."""
+def _anchor(code: str) -> str:
+    """The id prefix of a code's findings (codes are [a-z_], but a row may say anything)."""
+    return "c-" + "".join(ch if ch.isalnum() or ch in "_-" else f"-{ord(ch):x}-" for ch in code)
+
+
+def render_html(rows: list, summary: dict, names: PathNames = None,
+                all_games: bool = False) -> str:
+    """A self-contained page: the summary on top, the findings by code (each code links to
+    its first finding, and each finding to the next one of its code), then the games with
+    findings (``all_games``: every game), paths shown by ``names`` (relative to the folder
+    given). The table fits the page: long paths and messages wrap."""
     e = html.escape
+    names = names or PathNames()
     s = summary
-    parts = [f"<!doctype html><html lang='en'><meta charset='utf-8'><title>kifudb validation "
-             f"report</title><style>{_STYLE}</style><h1>Validation report</h1>",
-             f"<p>{s['files']} files, {s['games']} games, {s['moves']} moves: "
+    with_findings = sum(1 for row in rows if row["findings"])
+    shown = rows if all_games else [row for row in rows if row["findings"]]
+    severities = ", ".join(f"<span class='{e(k)}'>{e(plural(v, k, _PLURALS.get(k)))}</span>"
+                           for k, v in sorted(s["findings_by_severity"].items(),
+                                              key=lambda kv: _SEVERITY_ORDER.get(kv[0], 9)))
+    parts = [f"<!doctype html><html lang='en'><meta charset='utf-8'><meta name='viewport' "
+             f"content='width=device-width'><title>kifudb validation report</title>"
+             f"<style>{_STYLE}</style><h1>Validation report</h1>",
+             f"<p>{e(_summary_line(s).split(';')[0])}: "
              f"<span class='ok'>{s['valid_games']} valid</span>, "
-             f"<span class='error'>{s['games'] - s['valid_games']} with errors</span>.</p>"]
+             f"<span class='error'>{s['games'] - s['valid_games']} with errors</span>; "
+             f"{severities or 'no finding'}.</p>"]
+    folders = sorted({names.folder_of(row["path"]) for row in shown} - {None})
+    if folders:
+        parts.append(f"<p>Paths are relative to <code>{e(', '.join(folders))}</code>.</p>")
+    parts.append(f"<p>{with_findings} of {plural(len(rows), 'row')} (games, and files that "
+                 f"gave none) have findings; "
+                 + ("every game is listed below." if all_games else
+                    "only those are listed below (<code>kifudb validate --format html "
+                    "--all</code> lists every game).") + "</p>")
+    occurrences: dict = {}
+    for row in shown:
+        for f in row["findings"]:
+            occurrences[f["code"]] = occurrences.get(f["code"], 0) + 1
     if s["findings_by_code"]:
-        parts.append("<h2>Findings by code</h2><table><tr><th>severity</th><th>code</th>"
-                     "<th>count</th></tr>")
-        parts += [f"<tr><td class='{e(i['severity'])}'>{e(i['severity'])}</td>"
-                  f"<td><code>{e(i['code'])}</code></td><td>{i['count']}</td></tr>"
-                  for i in s["findings_by_code"]]
+        parts.append("<h2 id='codes'>Findings by code</h2><table><tr><th>severity</th>"
+                     "<th>code</th><th>count</th></tr>")
+        for i in s["findings_by_code"]:
+            code = e(i["code"])
+            link = (f"<a href='#{e(_anchor(i['code']))}-1'><code>{code}</code></a>"
+                    if occurrences.get(i["code"]) else f"<code>{code}</code>")
+            parts.append(f"<tr><td class='{e(i['severity'])}'>{e(i['severity'])}</td>"
+                         f"<td>{link}</td><td>{i['count']}</td></tr>")
         parts.append("</table>")
-    parts.append("<h2>Games</h2><table><tr><th>file</th><th>game</th><th>players</th>"
-                 "<th>moves</th><th>result</th><th>findings</th></tr>")
-    for row in rows:
+    parts.append(f"<h2>Games</h2><table class='games'><colgroup><col class='file'>"
+                 f"<col class='game'><col class='players'><col class='moves'>"
+                 f"<col class='result'><col></colgroup><tr><th>file</th><th>game</th>"
+                 f"<th>players</th><th>moves</th><th>result</th><th>findings</th></tr>")
+    seen: dict = {}
+    for row in shown:
         headers = row.get("headers") or {}
         players = " – ".join(filter(None, [headers.get("black"), headers.get("white")]))
-        findings = "<br>".join(
-            f"<span class='{e(f['severity'])}'>{e(f['code'])}</span>"
-            + (f" (line {f['line']}" + (f", ply {f['ply']}" if f["ply"] else "") + ")"
-               if f["line"] else (f" (ply {f['ply']})" if f["ply"] else ""))
-            + (f" <code>{e(f['text'])}</code>" if f["text"] else "") + f": {e(f['message'])}"
-            for f in row["findings"]) or "<span class='ok'>ok</span>"
+        items = []
+        for f in row["findings"]:
+            number = seen[f["code"]] = seen.get(f["code"], 0) + 1
+            anchor = _anchor(f["code"])
+            following = (f"<a class='next' href='#{e(anchor)}-{number + 1}'>next "
+                         f"{e(f['code'])} ›</a>" if number < occurrences[f["code"]] else "")
+            where = f" ({_where(f)})" if _where(f) else ""
+            items.append(f"<span id='{e(anchor)}-{number}' class='{e(f['severity'])}'>"
+                         f"{e(f['code'])}</span>{e(where)}"
+                         + (f" <code>{e(f['text'])}</code>" if f["text"] else "")
+                         + f": {e(f['message'])}{following}")
+        findings = "<br>".join(items) or "<span class='ok'>ok</span>"
         game = "—" if row["index"] is None else row["index"] + 1
         result = f"{row.get('winner', '')} ({row.get('reason', '')})" if row["index"] is not None else ""
         if row.get("illegal_code") and row.get("final_sfen"):
             findings += _board(row["final_sfen"], row["first_illegal_ply"])
-        parts.append(f"<tr><td>{e(row['path'])}</td><td>{game}</td><td>{e(players)}</td>"
+        parts.append(f"<tr><td>{e(names(row['path']))}</td><td>{game}</td><td>{e(players)}</td>"
                      f"<td>{row['moves']}</td><td>{e(result)}</td><td>{findings}</td></tr>")
     parts.append("</table></html>\n")
     return "".join(parts)
+
+
+_SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
+_PLURALS = {"info": "info"}
 
 
 def _board(sfen: str, ply: int) -> str:
@@ -177,8 +254,10 @@ def _board(sfen: str, ply: int) -> str:
             f"<div class='board'>{picture}</div></details>")
 
 
-def render(rows: list, fmt: str) -> str:
-    """The whole report in ``fmt`` (text, json, jsonl, csv, html)."""
+def render(rows: list, fmt: str, names: PathNames = None, all_games: bool = False) -> str:
+    """The whole report in ``fmt`` (text, json, jsonl, csv, html); ``names`` shows the paths
+    of text and HTML (JSON and CSV keep them as read), ``all_games`` lists every game in HTML
+    (else only those with findings)."""
     if fmt == "jsonl":
         return "".join(json_text(r) + "\n" for r in rows)
     if fmt == "csv":
@@ -187,5 +266,5 @@ def render(rows: list, fmt: str) -> str:
     if fmt == "json":
         return json_text({"summary": summary, "games": rows}, indent=1) + "\n"
     if fmt == "html":
-        return render_html(rows, summary)
-    return render_text(rows, summary)
+        return render_html(rows, summary, names, all_games)
+    return render_text(rows, summary, names)

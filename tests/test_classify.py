@@ -3,6 +3,7 @@ reaches it and a near miss that does not), both colours, real records checked by
 handicap games, the definitions file and the ``kifudb classify`` command."""
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -511,8 +512,9 @@ def run(*args):
 def test_cli_jsonl_one_object_per_game_and_unreadable_files(tmp_path):
     broken = tmp_path / "broken.kif"
     broken.write_bytes(b"\x00\x01 not a record")
+    os.mkfifo(tmp_path / "pipe.csa")  # a path that names something unreadable gets a row
     result = run(FIXTURES / "utf82chkifu.csa", FIXTURES / "habu-fujii-2006.kif", broken,
-                 tmp_path / "missing.csa", "--format", "jsonl")
+                 tmp_path / "pipe.csa", "--format", "jsonl")
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert [r["index"] for r in rows] == [0, 1, 2, 0, None, None]
@@ -529,11 +531,14 @@ def test_cli_json_and_text(tmp_path):
     data = json.loads(result.output)
     assert data["definitions_version"] == definitions_version()
     assert data["games"][0]["white"]["primary_castle"] == "銀冠"
-    result = run(FIXTURES / "kifu20023.csa", tmp_path / "missing.kif")
+    os.mkfifo(tmp_path / "pipe.kif")
+    result = run(FIXTURES / "kifu20023.csa", tmp_path / "pipe.kif")
     assert result.exit_code == 0
     assert "▲ castles:  舟囲い (13), 左美濃 (23)" in result.output
     assert "△ openings: 振り飛車 (6), 対抗形 (6), *四間飛車 (6)" in result.output
-    assert "missing.kif: cannot read" in result.output
+    assert "pipe.kif: cannot read" in result.output
+    missing = run(FIXTURES / "kifu20023.csa", tmp_path / "missing.kif")  # names nothing
+    assert missing.exit_code == 2 and "missing.kif: no such file or folder" in missing.output
     assert run("--format", "xml", FIXTURES).exit_code == 2
 
 

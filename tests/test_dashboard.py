@@ -101,10 +101,14 @@ def errors(at: AppTest) -> str:
     return " | ".join(values(at.error) + values(at.warning))
 
 
-def click_row(at: AppTest, prefix: str, row: int) -> AppTest:
-    """Click row ``row`` of the table whose key starts with ``prefix`` (as a user selects it)."""
-    key = next(d.key for d in at.dataframe if d.key and d.key.startswith(prefix))
-    at.session_state[key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+def click_row(at: AppTest, prefix: str, row: int, column: str | None = None) -> AppTest:
+    """Click row ``row`` of the table whose key starts with ``prefix``, on a cell of ``column``
+    (its first by default), as a user does: the tables select cells (a click anywhere on a
+    row acts), not rows by their checkbox."""
+    found = next(d for d in at.dataframe if d.key and d.key.startswith(prefix))
+    column = column or list(found.value.columns)[0]
+    at.session_state[found.key] = {"selection": {"rows": [], "columns": [],
+                                                 "cells": [(row, column)]}}
     return run(at)
 
 
@@ -197,15 +201,32 @@ def test_overview_top_labels_and_first_moves(db):
 # ----- the opening explorer -----------------------------------------------------------------------
 
 
+def move_buttons(at: AppTest) -> dict:
+    """The explorer's moves played next, each a button: ``{usi: label}``, in order."""
+    return {b.key[len("play-"):]: b.label for b in at.button
+            if b.key and b.key.startswith("play-")}
+
+
+def move_rows(at: AppTest) -> list:
+    """The figures of each move's row: ``(games, share, score, latest)`` as shown."""
+    rows = []
+    for m in at.markdown:
+        if 'class="kifudb-move-stats"' in m.value and "kifudb-move-head" not in m.value:
+            cells = re.findall(r'<span class="(?:n|latest)">([^<]*)</span>', m.value)
+            rows.append((int(cells[0].replace(",", "")), cells[1], cells[2], cells[3]))
+    return rows
+
+
 def test_explorer_lists_the_moves_played_next(db):
     at = page("explorer")
     moves, games = next_moves(db, START)
     assert f"{moves} moves played next · {games:,} games" in values(at.subheader)
     assert boards(at) == [sfen(START)]
-    listed = table(at, "next-")
-    assert len(listed) == moves and listed["games"].sum() == games
-    # a click on a move steps into it: the URL, the board, the breadcrumbs follow
-    click_row(at, "next-", list(listed["move"]).index("▲７六歩"))
+    listed = move_buttons(at)
+    assert len(listed) == moves and listed["7g7f"] == "▲７六歩"
+    assert sum(row[0] for row in move_rows(at)) == games
+    # a move is a button: a click steps into it, and the URL, the board, the breadcrumbs follow
+    run(at.button(key="play-7g7f").click())
     assert at.query_params["moves"] == "7g7f"
     after = position_from_moves("7g7f")
     moves, games = next_moves(db, after)
@@ -215,6 +236,48 @@ def test_explorer_lists_the_moves_played_next(db):
     # back to the start with the first breadcrumb
     run(at.button(key="crumb-0").click())
     assert "moves" not in at.query_params and boards(at) == [sfen(START)]
+
+
+def test_explorer_steps_back_and_forward_with_the_arrow_keys(db):
+    """Back (←) and forward (→) as in the game viewer: → goes on along the line just left,
+    else plays the most played move; Home goes to the start."""
+    at = page("explorer", moves="7g7f 3c3d 2g2f")
+    keys = {key: at.button(key=key).proto.shortcut for key in
+            ("explorer-to-start", "explorer-back", "explorer-forward")}
+    assert keys == {"explorer-to-start": "home", "explorer-back": "left",
+                    "explorer-forward": "right"}
+    for line in ("7g7f 3c3d", "7g7f"):
+        run(at.button(key="explorer-back").click())
+        assert at.query_params["moves"] == line
+    for line in ("7g7f 3c3d", "7g7f 3c3d 2g2f"):
+        run(at.button(key="explorer-forward").click())
+        assert at.query_params["moves"] == line
+    assert boards(at) == [sfen(position_from_moves("7g7f 3c3d 2g2f"))]
+    run(at.button(key="explorer-to-start").click())
+    assert "moves" not in at.query_params
+    run(at.button(key="explorer-forward").click())
+    assert at.query_params["moves"] == "7g7f"
+    # a line of its own: → plays the most played move
+    at = page("explorer", moves="2g2f")
+    first = next(iter(move_buttons(at)))
+    run(at.button(key="explorer-forward").click())
+    assert at.query_params["moves"] == f"2g2f {first}"
+
+
+def test_explorer_latest_games_list_each_game_once(db):
+    """A game that reached the position several times (a repetition) is listed once, at the
+    first time (it was listed at each: plies 117, 121, 125, 129)."""
+    game, ply = db.execute("SELECT game, min(ply) FROM positions GROUP BY key, game HAVING "
+                           "count(*) > 2 ORDER BY game LIMIT 1").fetchone()
+    start = one(db, "SELECT start_sfen FROM games WHERE game = ?", game)
+    position = Position.from_sfen(start)
+    for (usi,) in db.execute("SELECT usi FROM moves WHERE game = ? AND line = 0 ORDER BY ply "
+                             "LIMIT ?", [game, ply]).fetchall():
+        position.push(Move.from_usi(usi))
+    at = page("explorer", start=position.sfen())
+    latest = table(at, "explorer-games")
+    assert len(latest) == len(set(latest["game"])) and game in set(latest["game"])
+    assert latest.loc[latest["game"] == game, "ply"].iloc[0] == ply
 
 
 def test_explorer_plays_typed_moves_in_any_notation_and_rejects_bad_ones(db):
@@ -336,11 +399,9 @@ def test_search_pages_through_the_start_position_and_opens_a_game(db):
     # newest first, as the store orders them
     dates = [d for d in table["date"] if d != "—"]
     assert dates == sorted(dates, reverse=True)
-    # a click on a row opens that game at that ply
+    # a click on a row (on its result, say) opens that game at that ply
     row = second.iloc[3]
-    key = next(d.key for d in at.dataframe if d.key and d.key.startswith("search-hits-"))
-    at.session_state[key] = {"selection": {"rows": [3], "columns": [], "cells": []}}
-    run(at)
+    click_row(at, "search-hits-", 3, "result")
     assert at.query_params["game"] == str(row["game"])
     assert boards(at)[0] == replayed(db, int(row["game"]), int(row["ply"]))
 
@@ -388,11 +449,9 @@ def test_game_viewer_steps_through_a_game(db, rich_game):
     assert boards(at)[0] == replayed(db, game, 0)
     run(at.slider(key="ply").set_value(5))
     assert boards(at)[0] == replayed(db, game, 5)
-    # a click in the move list goes to that move
-    key = next(d.key for d in at.dataframe if d.key and d.key.startswith(f"moves-{game}-"))
-    at.session_state[key] = {"selection": {"rows": [1], "columns": [], "cells": []}}
-    run(at)
-    assert boards(at)[0] == replayed(db, game, 2)
+    # a click in the move list (on the move itself) goes to that move
+    click_row(at, f"moves-{game}-", 1, "move")
+    assert boards(at)[0] == replayed(db, game, 2) and at.query_params["ply"] == "2"
 
 
 def test_game_viewer_shows_variations_comments_and_labels(db, rich_game):

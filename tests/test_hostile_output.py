@@ -123,7 +123,7 @@ def test_validate_csv_neutralises_formula_cells(tmp_path, monkeypatch):
         Path(name).write_text(HOSTILE_KIF, encoding="utf-8")
     result = run("validate", "--format", "csv", "--", *names)
     assert result.exit_code == 0, result.output
-    rows = list(csv.DictReader(io.StringIO(result.output)))
+    rows = list(csv.DictReader(io.StringIO(result.output.removeprefix("\ufeff"))))
     assert [r["path"] for r in rows] == ["'" + n for n in names[:-1]] + ["plain.kif"]
     assert all(r["index"] == "0" and r["moves"] == "1" and r["errors"] == "1" for r in rows)
 
@@ -176,7 +176,7 @@ def test_ingest_report_shows_the_store_path_escaped(hostile, tmp_path):
     result = run("ingest", hostile, "--store", tmp_path / "store\x1b[2J")
     assert result.exit_code == 0, result.output
     no_raw_controls(result.output)
-    assert "store\\x1b[2J: 1 games" in result.output
+    assert "store\\x1b[2J: 1 game, 2 positions" in result.output
 
 
 def test_store_commands_show_record_text_escaped(hostile_store):

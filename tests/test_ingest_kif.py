@@ -517,10 +517,19 @@ def test_truncated_in_the_middle_of_a_line():
 def test_ten_thousand_garbage_lines():
     text = "\n".join(f"garbage line {i} ぐちゃぐちゃ" for i in range(10_000))
     for reader in (read_kif, read_ki2):
-        [game] = reader(text)
-        assert len(game.findings) == 10_000
-        assert {f.code for f in game.findings} == {"unparsable_line"}
-        assert game.findings[-1].line == 10_000
+        # nothing a game is made of: no game, and one finding that counts the lines
+        [record] = reader(text)
+        assert not record.recognised
+        [finding] = record.findings
+        assert (finding.code, finding.line) == ("no_game", 1)
+        assert "10,000 findings: unparsable_line 10,000" in finding.message
+        # after a header, the game keeps the first 100 and counts the others
+        [game] = reader("先手：a\n" + text)
+        assert game.recognised
+        codes = [f.code for f in game.findings]
+        assert codes == ["unparsable_line"] * 100 + ["too_many_findings"]
+        assert game.findings[-1].message == ("… and 9,900 more unparsable_line findings in "
+                                             "this game")
 
 
 _FRAGMENTS = ["1 ", "   2 ", "７六歩(77)", "同　歩(23)", "( 0:16/00:00:16)", "+", "投了", "まで",

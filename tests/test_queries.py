@@ -683,7 +683,7 @@ def test_sql_command(store_dir):
                   "--format", "csv", "--store", store_dir)
     assert csv_out.output == 'a,b,d\n1,"x,y",2024-01-02\n'
     text = run(sql_command, "SELECT count(*) AS n FROM games", "--store", store_dir)
-    assert text.exit_code == 0 and "(1 rows)" in text.output
+    assert text.exit_code == 0 and "(1 row)" in text.output
 
 
 @pytest.mark.parametrize("command, args, message", [
@@ -855,3 +855,63 @@ def test_sql_command_limits(store_dir):
     bad = run(sql_command, "SELECT 1", "--memory-limit", "lots", "--store", store_dir)
     assert bad.exit_code == 2 and "Invalid value for '--memory-limit'" in bad.output
     assert run(sql_command, "SELECT 1", "--timeout", 0, "--store", store_dir).exit_code == 2
+
+
+# ----- a game's handicap, a JKF source (issue 19) -------------------------------------------------
+
+
+def test_a_games_handicap_is_its_start_positions(store_dir, corpus):
+    """The store's ``handicap`` is the start position's name (a CSA or USI record has no 手合割
+    header), so the even-game filter finds every game from the even start."""
+    from core.handicap import handicap_name
+
+    standard = {g: handicap_name(info["start_sfen"]) for g, info in corpus.games.items()
+                if info["start_sfen"] and handicap_name(info["start_sfen"])}
+    assert {g: corpus.games[g]["handicap"] for g in standard} == standard
+    formats = {Path(p).suffix for g in standard if standard[g] == "平手" for p in corpus.paths[g]}
+    assert {".csa", ".usi", ".kif", ".jkf"} <= formats
+    start = position_from_sfen(STARTING_SFEN)
+    key = start.key()
+    even = queries.explore(store_dir, start, filters=GameFilter(handicap="平手"))
+    assert {m["move"]: m["count"] for m in even} == \
+        {usi: counts[0] for usi, counts in corpus.explore(key).items()}
+    assert GameFilter(handicap="HIRATE") == GameFilter(handicap="平手")
+
+
+def test_game_record_shows_a_jkf_source_in_kif(tmp_path):
+    from analytics.game_record import game_record
+
+    records = ROOT / "data" / "samples" / "records"
+    fork = RECORDS / "tsshogi/src/tests/testdata/jkf/sample03.jkf"  # with variations
+    ingest_paths([str(records / "ryuou201409020101.jkf"), str(records / "ryuou201409020101.kif"),
+                  str(fork)], tmp_path)
+    ryuou = game_record(tmp_path, 1)
+    assert [s["format"] for s in ryuou["info"]["sources"]] == ["kif", "jkf"]
+    assert [m["text"] for m in ryuou["moves"][:3]] == ["７六歩(77)", "３四歩(33)", "２六歩(27)"]
+    assert all(not m["text"].startswith("{") for m in ryuou["moves"])
+    assert ryuou["moves"][0]["written"].startswith("{")
+    forked = game_record(tmp_path, 2)
+    assert forked["variations"] and all(not v["text"].startswith("{")
+                                        for v in forked["variations"])
+
+
+def test_dashboard_explorer_starts_from_the_handicap_of_the_filter(monkeypatch, dashboard_store):
+    """Choosing 香落ち in the sidebar's handicap filter keeps the games that start there: the
+    explorer goes to that start (before, it stayed at the even start and listed nothing)."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("KIFUDB_STORE", str(dashboard_store))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/explorer.py")
+    at.run()
+    at.sidebar.selectbox(key="f_handicap").set_value("香落ち").run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = re.findall(r'aria-label="Shogi position, \w+ to move: SFEN ([^"]+)"',
+                       "".join(m.value for m in at.markdown))
+    assert shown and shown[0].startswith("lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/"
+                                         "LNSGKGSNL w - ")
+    assert at.query_params.get("start") in ("香落ち", ["香落ち"])
+    assert not at.info or not any("No game" in i.value for i in at.info)

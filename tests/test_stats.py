@@ -14,6 +14,7 @@ import json
 import math
 import shutil
 from collections import Counter, defaultdict
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -319,9 +320,10 @@ def test_results_score_each_side_and_give_the_dicts_of_the_statistics():
     assert (results.score("white"), results.wilson("white")) == (0.2, stats.wilson(2, 10))
     assert Results.for_side("white", wins=2, losses=8, draws=0, other=3) == results
     assert results.side_dict("white") == {"games": 13, "wins": 2, "losses": 8, "draws": 0,
-                                          "score": 0.2, "ci_low": 0.0567, "ci_high": 0.5098}
+                                          "decided": 10, "score": 0.2, "ci_low": 0.0567,
+                                          "ci_high": 0.5098}
     assert list(results.as_dict(other=False)) == ["games", "black_wins", "white_wins", "draws",
-                                                 "black_score", "ci_low", "ci_high"]
+                                                 "decided", "black_score", "ci_low", "ci_high"]
     assert Results(draws=2).score() == 0.5 and Results(other=4).score() is None
     with pytest.raises(ValueError, match="side must be one of black, white"):
         results.score("draw")
@@ -440,3 +442,124 @@ def test_stats_player_command(store):
     assert bad.exit_code == 1 and "not a date" in bad.output and "Traceback" not in bad.output
     none = runner.invoke(main, ["stats", "overview", "--store", str(store) + "-missing"])
     assert none.exit_code == 1 and "no store at" in none.output
+
+
+# ----- noise: decided games, a minimum length, the decided count beside every score (issue 19) --
+
+
+@pytest.mark.parametrize("filters", [{}, {"handicap": "平手"}, {"date_from": "2000-01-01"}])
+@pytest.mark.parametrize("extra", [{"decided": True}, {"decided": False}, {"moves_from": 40},
+                                   {"decided": True, "moves_from": 80}])
+def test_decided_and_minimum_length_filters_match_brute_force(store, games, filters, extra):
+    chosen = GameFilter(**filters, **extra)
+    decided = extra.get("decided")
+    scope = [g for g in games if _in_scope(g, **filters)
+             and (decided is None or (g["winner"] != "none") == decided)
+             and g["moves"] >= extra.get("moves_from", 0)]
+    assert scope and len(scope) < len([g for g in games if _in_scope(g, **filters)])
+    total = stats.results(store, filters=chosen)
+    black, white, draws = _tally(g["winner"] for g in scope)
+    assert (total["games"], total["decided"]) == (len(scope), black + white + draws)
+    assert total["other"] == (0 if decided else total["games"] - total["decided"])
+    by_year = Counter(g["date"].year for g in scope if g["date"] is not None
+                      and g["winner"] != "none")
+    assert {r["year"]: r["decided"] for r in stats.results_by_year(store, filters=chosen)
+            if r["decided"]} == dict(by_year)
+    assert sum(r["games"] for r in stats.game_lengths(store, filters=chosen)) == len(scope)
+
+
+def test_every_score_carries_the_number_of_decided_games(store):
+    for row in (stats.win_rates(store, "opening") + stats.players(store)
+                + [stats.results(store)] + stats.pairings(store, "castle")
+                + stats.results_by_year(store)):
+        assert row["decided"] == row.get("wins", row.get("black_wins")) + \
+            row.get("losses", row.get("white_wins")) + row["draws"]
+    by_year = stats.label_frequencies(store, "castle", by_year=True)
+    assert all(r["share"] == round(r["games"] / r["scope_games"], 4) for r in by_year)
+
+
+def test_stats_commands_filter_decided_and_long_games_and_show_the_decided_count(store):
+    runner = CliRunner()
+    args = ["--decided", "--min-moves", "60", "--store", str(store)]
+    data = json.loads(runner.invoke(main, ["stats", "results", *args, "--format",
+                                           "json"]).output)
+    assert data == stats.results(store, filters=GameFilter(decided=True, moves_from=60))
+    assert data["other"] == 0 and 0 < data["games"] < stats.results(store)["games"]
+    text = runner.invoke(main, ["stats", "results", "--store", str(store)]).output
+    everything = stats.results(store)
+    header, _, line = text.splitlines()
+    assert "no result" in header and "of decided" in header
+    assert line.split()[4:7] == [str(everything["other"]),
+                                 f"{everything['black_score']:.1%}", str(everything["decided"])]
+    for command in (["winrates"], ["pairings"], ["players"], ["results", "--by", "year"]):
+        shown = runner.invoke(main, ["stats", *command, *args])
+        assert shown.exit_code == 0 and "of decided" in shown.output.splitlines()[0], shown.output
+
+
+# ----- the statistics pages of the dashboard ------------------------------------------------------
+
+APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+
+
+def _page(monkeypatch, dashboard_store, name: str):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("KIFUDB_STORE", str(dashboard_store))
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(f"views/{name}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _metric(at, label: str):
+    return next(m for m in at.metric if m.label.startswith(label))
+
+
+def test_results_page_says_how_many_games_are_decided_and_filters_the_noise(
+        monkeypatch, dashboard_store):
+    connection = Store(dashboard_store).connect()
+    games, decided, long = connection.execute(
+        "SELECT count(*), count(*) FILTER (winner <> 'none'), count(*) FILTER (moves >= 50) "
+        "FROM games").fetchone()
+    assert decided < games
+    at = _page(monkeypatch, dashboard_store, "results")
+    score = _metric(at, "▲先手's score")
+    assert score.delta.startswith(f"of {decided:,} decided · 95%")
+    assert _metric(at, "No result").value == f"{games - decided:,}"
+    at.sidebar.checkbox(key="f_decided").check().run()
+    assert not at.exception
+    assert _metric(at, "Games").value == f"{decided:,}"
+    assert _metric(at, "No result").value == "0"
+    at.sidebar.checkbox(key="f_decided").uncheck().run()
+    at.sidebar.number_input(key="f_min_moves").set_value(50).run()
+    assert _metric(at, "Games").value == f"{long:,}"
+
+
+def test_overview_gives_the_decided_count_beside_the_score(monkeypatch, dashboard_store):
+    decided = Store(dashboard_store).connect().execute(
+        "SELECT count(*) FROM games WHERE winner <> 'none'").fetchone()[0]
+    at = _page(monkeypatch, dashboard_store, "overview")
+    assert any(f"over {decided:,} decided games" in c.value for c in at.caption)
+
+
+def test_per_year_charts_show_how_many_games_each_point_stands_on():
+    from dashboard import charts, display
+
+    rows = [{"year": 2001, "games": 1, "black_wins": 1, "white_wins": 0, "draws": 0,
+             "decided": 1, "black_score": 1.0, "ci_low": 0.2065, "ci_high": 1.0},
+            {"year": 2002, "games": 40, "black_wins": 20, "white_wins": 15, "draws": 1,
+             "decided": 36, "black_score": 0.5694, "ci_low": 0.41, "ci_high": 0.71}]
+    spec = json.dumps(charts.score_by_year(rows).to_dict())
+    assert '"text": {"field": "decided"' in spec and '"size": {"field": "decided"' in spec
+    shares = [{"year": 2001, "side": "black", "label": "矢倉", "games": 1, "share": 1.0,
+               "scope_games": 1}]
+    assert '"size": {"field": "scope_games"' in json.dumps(
+        charts.share_over_time(shares, ["矢倉"], "black").to_dict())
+    # no result is not a shade of the draws' grey, and says what it is where there is room
+    assert display.OTHER_COLOUR != display.DRAW_COLOUR
+    red, green, blue = (int(display.OTHER_COLOUR[i:i + 2], 16) for i in (1, 3, 5))
+    assert blue - red > 20  # a colour of its own
+    bar = display.result_bar(1, 0, 0, 99)
+    assert "no result 99%" in bar and "repeating-linear-gradient" in bar

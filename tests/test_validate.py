@@ -4,7 +4,10 @@ normalized results, the ``kifudb validate`` command in every output format, and 
 import csv
 import io
 import json
+import os
+import re
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,6 +24,7 @@ from kifudb.validate import validate_file, validate_files
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = FIXTURES / "records"
+SAMPLES_DIR = Path(__file__).parent.parent / "data" / "samples" / "records"
 CONVERSION = "shogihome/src/tests/testdata/conversion"
 SIX_FORMATS = {
     "kif": RECORDS / CONVERSION / "input/kif-sjis.kif",
@@ -114,7 +118,7 @@ def run(*args):
 def test_validate_text_summary_and_findings():
     result = run(RECORDS / "kifu-for-js/_history/examples")
     assert result.exit_code == 0
-    assert "games valid" in result.output
+    assert result.output.startswith("2 files, 2 games, 5 moves; 1 game valid, 1 with errors\n")
     assert "illegal_move.kif:11: game 1 ply 3 error bad_geometry «２一角成(88)»" in result.output
 
 
@@ -136,13 +140,17 @@ def test_validate_jsonl_has_every_field(tmp_path):
 def test_unreadable_and_foreign_files_get_one_row_each(tmp_path):
     (tmp_path / "notes.kif").write_text("this is not a game record\n", encoding="utf-8")
     (tmp_path / "junk.csa").write_bytes(bytes(range(256)) * 4)
-    result = run(tmp_path / "notes.kif", tmp_path / "junk.csa", tmp_path / "missing.kif",
+    os.mkfifo(tmp_path / "pipe.kif")
+    result = run(tmp_path / "notes.kif", tmp_path / "junk.csa", tmp_path / "pipe.kif",
                  "--format", "jsonl")
     rows = [json.loads(line) for line in result.output.splitlines()]
     assert [r["index"] for r in rows if r["path"].endswith("notes.kif")] == [None]
     assert rows[-1]["index"] is None and rows[-1]["findings"][0]["code"] == "unreadable_file"
     codes = {f["code"] for r in rows for f in r["findings"]}
     assert "not_a_record" in codes
+    # a path that names nothing is the command's error, not a row (tests/test_cli_edges.py)
+    missing = run(tmp_path / "notes.kif", tmp_path / "missing.kif", "--format", "jsonl")
+    assert missing.exit_code == 2 and "missing.kif: no such file or folder" in missing.output
 
 
 def test_jobs_give_the_same_report():
@@ -177,11 +185,15 @@ def test_jobs_give_the_same_report_in_a_fresh_command():
 
 def test_csv_html_and_json_reports(tmp_path):
     folder = RECORDS / "kifu-for-js/packages/json-kifu-format/test/files/kif"
-    rows = list(csv.DictReader(io.StringIO(run(folder, "--format", "csv").output)))
-    assert rows and {"path", "moves", "fingerprint", "findings"} <= set(rows[0])
-    page = run(folder, "--format", "html").output
+    text = run(folder, "--format", "csv").output
+    assert text.startswith("\ufeff")  # UTF-8 with a byte-order mark: spreadsheets read it so
+    rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
+    assert rows and {"path", "moves", "fingerprint", "findings", "black", "white", "date",
+                     "messages"} <= set(rows[0])
+    page = run(folder, "--format", "html", "--all").output
     assert page.startswith("<!doctype html>") and "<h1>Validation report</h1>" in page
-    assert "src=" not in page and "href=" not in page  # self-contained
+    # self-contained: links only inside the page
+    assert "src=" not in page and not re.findall(r"href='[^#]", page)
     report = json.loads(run(folder, "--format", "json").output)
     assert report["summary"]["games"] == len(report["games"])
 
@@ -303,3 +315,58 @@ def test_useless_interpositions_do_not_spoil_a_mate():
     row = validate_file(str(RECORDS / "kifu-for-js/packages/json-kifu-format/test/files/ki2/"
                             "kobayashi_kinsho196702.ki2"))[0]
     assert [f["code"] for f in row["findings"]] == ["useless_interposition"]
+
+
+# ----- the HTML and CSV reports on a large collection (issue 19) -----------------------------------
+
+
+def _games_table(page: str) -> str:
+    return page[page.index("<h2>Games</h2>"):]
+
+
+def test_html_report_lists_the_games_with_findings_and_links_their_codes(tmp_path):
+    """On a large collection the report listed every game (2.3 MB, 379,485 px tall): by
+    default only the games (and files) with findings, a summary on top, each code linked to its
+    rows, paths relative to the folder given, and a table that fits the page."""
+    folder = RECORDS / "kifu-for-js/_history/examples"
+    rows = [json.loads(line) for line in run(folder, "--format", "jsonl").output.splitlines()]
+    flagged = [r for r in rows if r["findings"]]
+    assert 0 < len(flagged) < len(rows)
+    page = run(folder, "--format", "html").output
+    games = _games_table(page)
+    assert games.count("<tr>") == 1 + len(flagged)  # the header row and each flagged game
+    everything = _games_table(run(folder, "--format", "html", "--all").output)
+    assert everything.count("<tr>") == 1 + len(rows)
+    # the summary first: counts, what is listed, then the findings by code
+    assert page.index("1 with errors") < page.index("Findings by code") < page.index("Games")
+    assert f"{len(flagged)} of {len(rows)} rows" in page and "--all" in page
+    # each code links to its first finding, each finding to the next of its code
+    assert "href='#c-bad_geometry-1'><code>bad_geometry</code></a>" in page
+    assert "id='c-bad_geometry-1'" in games
+    # paths relative to the folder given (named once, above)
+    assert f"<td>{folder}/" not in page and "<td>illegal_move.kif</td>" in page
+    assert f"Paths are relative to <code>{folder}</code>" in page
+    # long paths and messages wrap inside a table as wide as the window
+    assert "table-layout:fixed" in page and "overflow-wrap:anywhere" in page
+
+
+def test_html_report_walks_through_the_findings_of_a_code(tmp_path):
+    for name in ("a.kif", "b.kif", "c.kif"):
+        shutil.copy(RECORDS / "kifu-for-js/_history/examples/illegal_move.kif", tmp_path / name)
+    page = run(tmp_path, "--format", "html").output
+    assert [int(n) for n in re.findall(r"id='c-bad_geometry-(\d+)'", page)] == [1, 2, 3]
+    assert re.findall(r"href='#c-bad_geometry-(\d+)'", page) == ["1", "2", "3"]
+
+
+def test_csv_report_has_players_dates_messages_and_a_byte_order_mark(tmp_path):
+    out = tmp_path / "report.csv"
+    path = SAMPLES_DIR / "illegal_move.kif"
+    assert run(path, SAMPLES_DIR / "denou3-1.ki2", "--format", "csv", "-o", out).exit_code == 0
+    data = out.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf")  # a spreadsheet then reads it as UTF-8
+    rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+    bad, good = rows
+    assert (good["black"], good["white"], good["date"]) == ("菅井竜也五段", "習甦", "2014-03-15")
+    assert good["event"].startswith("第３回電王戦") and good["messages"] == ""
+    assert bad["messages"] == ("error bad_geometry (line 11, ply 3): the bishop on 8h cannot "
+                               "move to 2a")

@@ -1,17 +1,20 @@
 """定跡 — the opening explorer: from the even start, a handicap or any searched position, the
-board and every move played next with its games and its ▲/引き分け/△ result bar. A click on a
-move (a row of the table) steps into it; the breadcrumbs step back. Filters (sidebar): player,
-dates, event, handicap, and a minimum number of games.
+board and every move played next with its games and its ▲/引き分け/△ result bar. Each move is
+a button (a click anywhere on its row plays it too); the breadcrumbs, the Back button and the ←
+key step back, → steps forward again along the line just left (else plays the most played
+move). Filters (sidebar): player, dates, event, handicap, and a minimum number of games.
 
 The URL holds the line: ``?start=香落ち&moves=3c3d+7g7f`` (``start``: a handicap name or an
 SFEN; ``moves``: USI as the page writes them, but a link may give them in KIF or KI2, as the
-box does). A line that cannot be played is said on the page, which then shows its start (or
-the even start).
+box does). Each step changes the URL once, so the browser's Back and Forward step through the
+moves. A line that cannot be played is said on the page, which then shows its start (or the
+even start).
 """
 
 from __future__ import annotations
 
-import pandas as pd
+from html import escape
+
 import streamlit as st
 
 from analytics import queries
@@ -25,11 +28,15 @@ from dashboard.state import require_store, stored
 explore = stored(queries.explore)
 search = stored(queries.search)
 
-#: Rows of the moves table shown without scrolling.
-SHOWN = 30
+#: Moves listed at once (the rarer ones are behind "more").
+SHOWN = 20
 #: Breadcrumbs shown (the start, then the last moves of a longer line).
 CRUMBS = 24
+#: Latest games listed under the moves.
+LATEST = 8
 _CUSTOM = "custom position"
+#: The line the user stepped back from, ``(start, moves)``: → goes forward along it again.
+AHEAD = "explorer-ahead"
 
 
 def line_from_url():
@@ -64,11 +71,34 @@ def safe_line():
 
 
 def go(start: str, moves: list) -> None:
-    """Show ``moves`` from ``start`` (the callback of every step: the URL is the state)."""
-    for name in ("start", "moves"):
-        if name in st.query_params:
-            del st.query_params[name]
-    st.query_params.update(nav.explorer_params(start, moves))
+    """Show ``moves`` from ``start`` (the callback of every step: the URL is the state, changed
+    once a step: one entry in the browser's history)."""
+    nav.set_url(nav.explorer_params(start, moves))
+
+
+def step_back(start: str, moves: list, to: int) -> None:
+    """Go back to the first ``to`` moves of the line shown, remembering the line (unless a
+    longer one that continues it is remembered already) for the → key."""
+    ahead = st.session_state.get(AHEAD)
+    if not (ahead and ahead[0] == start and ahead[1][:len(moves)] == moves):
+        st.session_state[AHEAD] = (start, list(moves))
+    go(start, moves[:to])
+
+
+def forward_line(start: str, moves: list, found: list) -> list | None:
+    """The line one move on: along the line stepped back from, else the most played move."""
+    ahead = st.session_state.get(AHEAD)
+    if ahead and ahead[0] == start and len(ahead[1]) > len(moves) and \
+            ahead[1][:len(moves)] == moves:
+        return ahead[1][:len(moves) + 1]
+    return moves + [found[0]["move"]] if found else None
+
+
+def follow_handicap() -> None:
+    """The sidebar's handicap filter changed: start from that handicap's position (the games
+    it keeps start there)."""
+    if filters.chosen_handicap() is not None:
+        go(filters.chosen_handicap(), [])
 
 
 def choose_start() -> None:
@@ -83,59 +113,68 @@ def breadcrumbs(start: str, start_sfen: str, moves: list) -> None:
     first_number = int(start_sfen.split()[3]) if len(start_sfen.split()) > 3 else 1
     with st.container(horizontal=True, gap="small", key="crumbs"):
         label = position_form.start_name(start_sfen)
-        st.button(f"開始局面 · {label}", key="crumb-0", on_click=go, args=(start, []),
-                  type="tertiary" if moves else "primary", icon=":material/flag:")
+        st.button(f"開始局面 · {label}", key="crumb-0", on_click=step_back,
+                  args=(start, moves, 0), type="tertiary" if moves else "primary",
+                  icon=":material/flag:")
         first = max(1, len(texts) - CRUMBS + 1)  # a long line: its last moves
         if first > 1:
             st.button("…", key="crumb-more", disabled=True, type="tertiary")
         for i, text in enumerate(texts[first - 1:], start=first):
-            st.button(f"{first_number + i - 1}. {text}", key=f"crumb-{i}", on_click=go,
-                      args=(start, moves[:i]),
+            st.button(f"{first_number + i - 1}. {text}", key=f"crumb-{i}", on_click=step_back,
+                      args=(start, moves, i),
                       type="primary" if i == len(moves) else "tertiary")
 
 
-def moves_table(found: list, start: str, moves: list, sfen: str) -> None:
-    """Each move played next: its games, share and ▲/引き分け/△ result bar, the latest date; a
-    click on a row steps into the move."""
-    total = sum(m["count"] for m in found)
-    frame = pd.DataFrame([{
-        "move": m["ki2"] or m["move"], "games": m["count"], "share": 100 * m["count"] / total,
-        "results": display.result_bar_image(m["black_wins"], m["draws"], m["white_wins"],
-                                            m["other"]),
-        "score": _black_score(m), "latest": m["latest_date"] or "—"}
-        for m in found])
-    key = f"next-{sfen}"
-
-    def step() -> None:  # in the browser: before the next run, which draws the new position
-        rows = st.session_state[key]["selection"]["rows"]
-        if rows:
-            go(start, moves + [found[rows[0]]["move"]])
-
-    picked = st.dataframe(
-        frame, key=key, hide_index=True, on_select=step,
-        selection_mode="single-row", width="stretch", row_height=34, placeholder="—",
-        height=38 + 34 * min(len(frame), SHOWN),
-        column_config={
-            "move": st.column_config.TextColumn("Move", width=96, pinned=True),
-            "games": st.column_config.NumberColumn("Games", format="localized", width=70),
-            "share": st.column_config.NumberColumn("Share", format="%.0f%%", width=60),
-            "results": st.column_config.ImageColumn(
-                "▲勝 · 分 · △勝", width=display.RESULT_BAR_WIDTH,
-                help="▲先手's wins, draws (引き分け), △後手's wins, and games without a result"),
-            "score": st.column_config.NumberColumn("▲ score", format="%.0f%%", width=72,
-                                                   help="▲先手's score (a draw counts half) "
-                                                        "over the decided games"),
-            "latest": st.column_config.TextColumn("Latest", width=96)})
-    st.caption("Click a move to play it.")
-    if picked.selection.rows:  # a selection the callback did not see (a scripted session)
-        go(start, moves + [found[picked.selection.rows[0]]["move"]])
-        st.rerun()
+def _percent(value) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
 
 
-def _black_score(m: dict):
-    """▲先手's score in the games of a move (a percentage; None when none is decided)."""
+def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index: int) -> None:
+    """One move played next: its button (the move's text), then its games, share, result bar,
+    ▲'s score and the latest date. A click anywhere on the row is a click on the button
+    (``style.py`` stretches the button over its row)."""
     score = Results(m["black_wins"], m["white_wins"], m["draws"], m["other"]).score()
-    return None if score is None else 100 * score
+    black, white = (display.side_name(side, handicap) for side in ("black", "white"))
+    with st.container(horizontal=True, gap="small", vertical_alignment="center",
+                      key=f"move-row-{index}"):
+        st.button(display.plain(m["ki2"] or m["move"]), key=f"play-{m['move']}",
+                  on_click=go, args=(start, moves + [m["move"]]), type="tertiary",
+                  width=MOVE_WIDTH)
+        st.markdown(
+            f'<div class="kifudb-move-stats"><span class="n">{m["count"]:,}</span>'
+            f'<span class="n">{display.percent(m["count"], total)}</span>'
+            f'<span class="bar" title="{escape(black)}勝ち {m["black_wins"]:,} · 引き分け '
+            f'{m["draws"]:,} · {escape(white)}勝ち {m["white_wins"]:,} · no result '
+            f'{m["other"]:,}">'
+            + display.result_bar(m["black_wins"], m["draws"], m["white_wins"], m["other"])
+            + f'</span><span class="n">{_percent(score)}</span>'
+            f'<span class="latest">{escape(m["latest_date"] or "—")}</span></div>',
+            unsafe_allow_html=True)
+
+
+#: The width of a move's button (the moves list's first column), in pixels.
+MOVE_WIDTH = 104
+
+
+def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
+    """Each move played next (``move_row``), under a header; the rarer ones in an expander."""
+    total = sum(m["count"] for m in found)
+    black = display.side_name("black", handicap)
+    with st.container(key="moves-list", gap=None):
+        st.markdown(
+            f'<div class="kifudb-move-head"><span class="move">Move</span>'
+            f'<div class="kifudb-move-stats"><span class="n">Games</span>'
+            f'<span class="n">Share</span><span class="bar">▲勝 · 分 · △勝</span>'
+            f'<span class="n" title="{escape(black)}\'s score (a draw counts half) over the '
+            f'decided games">▲ score</span><span class="latest">Latest</span></div></div>',
+            unsafe_allow_html=True)
+        for index, m in enumerate(found[:SHOWN]):
+            move_row(m, total, start, moves, handicap, index)
+        if len(found) > SHOWN:
+            with st.expander(f"{len(found) - SHOWN} more moves"):
+                for index, m in enumerate(found[SHOWN:], start=SHOWN):
+                    move_row(m, total, start, moves, handicap, index)
+    st.caption("Click a move to play it; ← and → step back and forward.")
 
 
 def play_moves(current_sfen: str, start: str, moves: list) -> None:
@@ -155,15 +194,38 @@ def play_moves(current_sfen: str, start: str, moves: list) -> None:
         st.rerun()
 
 
+def step_buttons(start: str, moves: list, found: list, sfen: str) -> None:
+    """⏮ ◀ ▶ (also the Home, ← and → keys) and the games of the position."""
+    onward = forward_line(start, moves, found)
+    buttons = st.columns([1, 1, 1, 2], gap="small")
+    buttons[0].button("", icon=":material/first_page:", on_click=step_back,
+                      args=(start, moves, 0), disabled=not moves, width="stretch",
+                      shortcut="Home", key="explorer-to-start", help="The start position")
+    buttons[1].button("", icon=":material/chevron_left:", on_click=step_back,
+                      args=(start, moves, len(moves) - 1), disabled=not moves,
+                      width="stretch", shortcut="Left", key="explorer-back",
+                      help="One move back")
+    buttons[2].button("", icon=":material/chevron_right:", on_click=go,
+                      args=(start, onward or moves), disabled=onward is None, width="stretch",
+                      shortcut="Right", key="explorer-forward",
+                      help="One move on: along the line you stepped back from, else the most "
+                           "played move")
+    if buttons[3].button("Games here", icon=":material/search:", width="stretch",
+                         key="explorer-games-here",
+                         help="Every game that reached this position, in Position search"):
+        nav.open_search(sfen)
+
+
 def main() -> None:
     require_store()
     st.title("定跡 Opening explorer")
-    chosen = filters.game_filter()
+    chosen = filters.game_filter(on_handicap=follow_handicap)
     min_count = filters.at_least("Moves played in at least", "explorer-min",
                                  help="games (leave out the rarer moves)")
 
     start, start_sfen, given = safe_line()
     moves = given.moves
+    handicap = display.is_handicap(start_sfen=start_sfen)
 
     starts = list(HANDICAPS)
     name = position_form.start_name(start_sfen)
@@ -180,40 +242,35 @@ def main() -> None:
 
     position = given.position
     sfen = position.sfen()
-    left, right = st.columns([5, 7], gap="large")
+    try:
+        found = explore(sfen, filters=chosen, min_count=min_count)
+    except ValueError as error:
+        st.error(display.message(error), icon=":material/warning:")
+        found = None
+    left, right = st.columns([5, 7], gap="medium")
     with left:
-        board.show_board(position, last_move=given.last_move)
-        buttons = st.columns(3)
-        buttons[0].button("Start", icon=":material/first_page:", on_click=go, args=(start, []),
-                          disabled=not moves, width="stretch")
-        buttons[1].button("Back", icon=":material/chevron_left:", on_click=go,
-                          args=(start, moves[:-1]), disabled=not moves, width="stretch")
-        if buttons[2].button("Games", icon=":material/search:", width="stretch",
-                             help="Every game that reached this position, in Position search"):
-            nav.open_search(sfen)
+        board.show_board(position, last_move=given.last_move, handicap=handicap)
+        step_buttons(start, moves, found or [], sfen)
         play_moves(sfen, start, moves)
 
     with right:
-        try:
-            found = explore(sfen, filters=chosen, min_count=min_count)
-        except ValueError as error:
-            st.error(display.message(error), icon=":material/warning:")
+        if found is None:
             return
         total = sum(m["count"] for m in found)
         suffix = f" · {filters.describe(chosen)}" if chosen else ""
         if found:
             st.subheader(f"{len(found)} moves played next · {total:,} games{suffix}")
-            moves_table(found, start, moves, sfen)
+            moves_list(found, start, moves, handicap)
         else:
             st.info("No game in the store continues from this position"
                     + (" with these filters." if chosen or min_count > 1 else "."),
                     icon=":material/search_off:")
         st.subheader("Latest games through this position")
-        latest = search(sfen, limit=8)
+        latest = search(sfen, limit=LATEST, one_per_game=True)
         if latest:
             games_table([{**h, "next": display.move_text(position, h["next_move"])
                          if h["next_move"] else "—"} for h in latest],
-                        key="explorer-games", extra=("next",))
+                        key="explorer-games", extra=("next",), hide=("ply",))
         else:
             st.caption("No game of the store reached this position.")
 

@@ -3,9 +3,11 @@ slider, or a click in the move list); the KIF move list with times and comments;
 and openings each side reached, with the ply (a click jumps there); the variations, read back
 on the board; the record's headers and sources.
 
-The URL holds the game and the ply: ``?game=12&ply=30``; a game id or ply that is not one (or
-out of range) is said on the page, which shows the latest games or the game's start. Every
-text of the record (players, event, comments, file names) is shown as text, never read as
+The URL holds the game and the ply: ``?game=12&ply=30``; every step changes it once, so the
+browser's Back and Forward step through the moves. A game id or ply that is not one is said on
+the page, which shows the latest games or the game's start; a ply past the end of the game is
+said too, and its last position shown. In a handicap game the sides are 下手 (▲) and 上手 (△).
+Every text of the record (players, event, comments, file names) is shown as text, never read as
 Markdown or HTML (``display.plain``, or a table cell).
 """
 
@@ -17,12 +19,14 @@ import pandas as pd
 import streamlit as st
 
 from analytics import stats
+from core.handicap import handicap_name
 from core.position import STARTING_SFEN, Position
 from analytics import game_record as stored_game
 from dashboard import board, display, nav
 from dashboard.games_table import games_table
 from dashboard.position_form import MAX_GAME
 from dashboard.state import require_store, stored
+from dashboard.tables import CLICK, picked
 
 game_record = stored(stored_game.game_record)
 latest_games = stored(stats.games)
@@ -30,14 +34,6 @@ latest_games = stored(stats.games)
 game_labels = stored(stats.game_labels)
 
 
-#: The ply a click in the move list asks for, taken up before the slider is drawn.
-GOTO = "goto-ply"
-#: A game picked in a table of this page, taken up before the game input is drawn.
-PENDING = "pending-game"
-#: A game id of the URL that is not one (the URL drops it), for the message.
-BAD = "bad-game"
-#: A ply of the URL that is not one of the game's, for the message.
-BAD_PLY = "bad-ply"
 #: Moves listed around the current one (the whole list is in an expander).
 WINDOW = 15
 
@@ -51,8 +47,19 @@ def clock(seconds) -> str:
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
 
 
-def set_ply(ply: int) -> None:
-    st.session_state["ply"] = ply
+def go_to(game: int, ply: int = 0) -> None:
+    """Show ``game`` at ``ply`` (the callback of every step: the URL is the state, changed once
+    a step: one entry in the browser's history)."""
+    nav.set_url(nav.game_params(game, ply))
+
+
+def slid(game: int) -> None:
+    go_to(game, st.session_state["ply"])
+
+
+def typed_game() -> None:
+    if st.session_state.get("game") is not None:
+        go_to(int(st.session_state["game"]), 0)
 
 
 def _whole(text, low: int, high: int) -> int | None:
@@ -68,56 +75,71 @@ def _shown(text) -> str:
     return text if len(text) <= 32 else text[:32] + "…"
 
 
-def url_ply(last: int) -> None:
-    """On a page the URL opens (the slider not drawn yet): a ``ply`` that is not a whole number
-    from 0 to ``last`` gets a warning and the start position (the URL loses it, and the page
-    runs again: the slider seeds itself from the URL the run started with)."""
-    bad = st.session_state.pop(BAD_PLY, None)
-    if bad is not None:
-        st.warning(display.plain(f"Not a ply of this game: {_shown(bad)!r} (a whole number from "
+def url_ply(last: int, moves: int) -> int:
+    """The ply the URL asks for (0 when it asks for none): a ply that is not a whole number is
+    said and the start shown; a ply past the last position replayed (``last``; the record has
+    ``moves`` moves) is said and the last position shown. The URL is put right."""
+    raw = st.query_params.get("ply")
+    if raw is None:
+        return 0
+    ply = _whole(raw, 0, 2 ** 53)
+    if ply is None:
+        st.warning(display.plain(f"Not a ply of this game: {_shown(raw)!r} (a whole number from "
                                  f"0 to {last}); the start position is shown."),
                    icon=":material/warning:")
-    raw = st.query_params.get("ply")
-    if raw is None or "ply" in st.session_state or _whole(raw, 0, last) is not None:
-        return
-    del st.query_params["ply"]
-    st.session_state["ply"] = 0
-    if bad != raw:
-        st.session_state[BAD_PLY] = raw
-        st.rerun()
-
-
-def ply_slider(last: int) -> int:
-    """The slider (bound to the URL's ``ply``); the ply shown."""
-    if last == 0:
+        del st.query_params["ply"]
         return 0
-    return st.slider("Ply", 0, last, key="ply", bind="query-params",
-                     label_visibility="collapsed")
+    if ply > last:
+        why = (f"the game ends at ply {last}" if last >= moves else
+               f"the record has {moves} moves, but the replay stops at ply {last} (an illegal "
+               f"move)")
+        st.warning(display.plain(f"Ply {_shown(raw)} is past the end: {why}. Its last position "
+                                 f"is shown."), icon=":material/last_page:")
+        st.query_params["ply"] = str(last)
+        return last
+    return ply
 
 
-def step_buttons(ply: int, last: int) -> None:
+def ply_slider(game: int, ply: int, last: int) -> None:
+    """The slider (a move along it is a step of its own in the URL)."""
+    if last == 0:
+        return
+    st.session_state["ply"] = ply
+    st.slider("Ply", 0, last, key="ply", on_change=slid, args=(game,),
+              label_visibility="collapsed")
+
+
+def step_buttons(game: int, ply: int, last: int) -> None:
     """⏮ ◀ ▶ ⏭, also on the Home, ←, → and End keys."""
     cells = st.columns(4)
-    cells[0].button("", icon=":material/first_page:", on_click=set_ply, args=(0,),
+    cells[0].button("", icon=":material/first_page:", on_click=go_to, args=(game, 0),
                     disabled=ply == 0, width="stretch", shortcut="Home", key="to-start",
                     help="The start position")
-    cells[1].button("", icon=":material/chevron_left:", on_click=set_ply,
-                    args=(max(0, ply - 1),), disabled=ply == 0, width="stretch",
+    cells[1].button("", icon=":material/chevron_left:", on_click=go_to,
+                    args=(game, max(0, ply - 1)), disabled=ply == 0, width="stretch",
                     shortcut="Left", key="back", help="One move back")
-    cells[2].button("", icon=":material/chevron_right:", on_click=set_ply,
-                    args=(min(last, ply + 1),), disabled=ply >= last, width="stretch",
+    cells[2].button("", icon=":material/chevron_right:", on_click=go_to,
+                    args=(game, min(last, ply + 1)), disabled=ply >= last, width="stretch",
                     shortcut="Right", key="forward", help="One move on")
-    cells[3].button("", icon=":material/last_page:", on_click=set_ply, args=(last,),
+    cells[3].button("", icon=":material/last_page:", on_click=go_to, args=(game, last),
                     disabled=ply >= last, width="stretch", shortcut="End", key="to-end",
                     help="The last move")
+
+
+def handicap_game(info: dict) -> bool:
+    """Whether the game is a handicap game (its sides are 下手 and 上手)."""
+    return display.is_handicap(info.get("handicap"), info.get("start_sfen"))
 
 
 def headline(info: dict) -> None:
     st.title(display.plain(f"▲{info['black'] or '?'}  対  △{info['white'] or '?'}"))
     facts = [info["date"] or "undated", info["event"] or "no event",
-             display.result_text(info["winner"], info["reason"]),
+             display.result_text(info["winner"], info["reason"], handicap_game(info)),
              f"{info['moves']} moves"]
-    if info["handicap"] and info["handicap"] != "平手":
+    if handicap_game(info):
+        name = handicap_name(info.get("start_sfen") or "") or info["handicap"]
+        facts.insert(2, f"{name}: ▲下手 · △上手")
+    elif info["handicap"] and info["handicap"] != "平手":
         facts.insert(2, info["handicap"])
     st.caption(display.plain(" · ".join(facts) + f" · game {info['game']}"))
     if not info["valid"]:
@@ -144,12 +166,12 @@ def move_table(record: dict) -> pd.DataFrame:
 
 
 _MOVE_COLUMNS = {
-    "ply": st.column_config.NumberColumn("手", width="small"),
-    "move": st.column_config.TextColumn("Move"),
-    "written": st.column_config.TextColumn("As written"),
-    "time": st.column_config.TextColumn("Time", width="small"),
-    "total": st.column_config.TextColumn("Total", width="small", help="The side's time so far"),
-    "comment": st.column_config.TextColumn("Comment", width="large")}
+    "ply": st.column_config.NumberColumn("手", width=44),
+    "move": st.column_config.TextColumn("Move", width=100),
+    "written": st.column_config.TextColumn("As written", width=112),
+    "time": st.column_config.TextColumn("Time", width=60),
+    "total": st.column_config.TextColumn("Total", width=68, help="The side's time so far"),
+    "comment": st.column_config.TextColumn("Comment")}
 
 
 def move_list(record: dict, ply: int, game: int) -> None:
@@ -157,29 +179,31 @@ def move_list(record: dict, ply: int, game: int) -> None:
     click on a move goes there."""
     frame = move_table(record)
     first = max(0, min(ply - 1 - WINDOW // 2, len(frame) - WINDOW))
-    pick_move(frame.iloc[first:first + WINDOW], f"moves-{game}-{ply}", record, ply)
+    pick_move(frame.iloc[first:first + WINDOW], f"moves-{game}-{ply}", record, ply, game)
     if len(frame) > WINDOW:
         st.caption(f"Moves {first + 1}–{min(first + WINDOW, len(frame))} of {len(frame)}.")
         with st.expander(f"All {len(frame)} moves"):
-            pick_move(frame, f"all-moves-{game}-{ply}", record, ply)
+            pick_move(frame, f"all-moves-{game}-{ply}", record, ply, game)
 
 
-def pick_move(part: pd.DataFrame, key: str, record: dict, ply: int) -> None:
-    """A table of moves (the current one highlighted); a click on a replayed move goes there."""
+def pick_move(part: pd.DataFrame, key: str, record: dict, ply: int, game: int) -> None:
+    """A table of moves (the current one highlighted); a click on a replayed move (anywhere on
+    its row) goes there."""
     styled = part.style.apply(
         lambda r: ["background-color: rgba(255,140,26,0.30)" if r["ply"] == ply else ""] * len(r),
         axis=1)
-    picked = st.dataframe(styled, key=key, hide_index=True, on_select="rerun",
-                          selection_mode="single-row", height=min(38 + 35 * len(part), 560),
-                          column_config=_MOVE_COLUMNS)
-    if picked.selection.rows:
-        target = int(part.iloc[picked.selection.rows[0]]["ply"])
+    event = st.dataframe(styled, key=key, hide_index=True, on_select="rerun",
+                         selection_mode=CLICK, height=min(38 + 35 * len(part), 560),
+                         width="stretch", column_config=_MOVE_COLUMNS)
+    row = picked(event.selection)
+    if row is not None and row < len(part):
+        target = int(part.iloc[row]["ply"])
         if record["moves"][target - 1]["usi"] is not None and target != ply:
-            st.session_state[GOTO] = target  # the slider is drawn: set it on the rerun
+            go_to(game, target)
             st.rerun()
 
 
-def labels_tab(game: int, last: int) -> None:
+def labels_tab(game: int, last: int, handicap: bool) -> None:
     """Each side's castles and openings in the order reached (★ the side's main one); a click
     goes to the ply where it was reached."""
     found = game_labels(game)
@@ -190,7 +214,7 @@ def labels_tab(game: int, last: int) -> None:
     for label in found:
         by_side[label["side"]].append(label)
     for side in ("black", "white"):
-        st.markdown(f"**{display.SIDES[side]}**")
+        st.markdown(f"**{display.side_name(side, handicap)}**")
         with st.container(horizontal=True):
             for label in by_side.get(side, ()):
                 kind = "囲い" if label["kind"] == "castle" else "戦型"
@@ -198,13 +222,13 @@ def labels_tab(game: int, last: int) -> None:
                 english = stats.label_names().get(label["label"])
                 st.button(display.plain(f"{star}{label['label']} · {kind} · {label['ply']}手"),
                           key=f"label-{side}-{label['kind']}-{label['label']}",
-                          on_click=set_ply, args=(min(label["ply"] or 0, last),),
+                          on_click=go_to, args=(game, min(label["ply"] or 0, last)),
                           help=(f"{display.plain(english)}. " if english else "")
                           + "Go to the ply where it was reached"
                           + (" (the side's main one)" if star else ""))
 
 
-def variations_tab(record: dict) -> None:
+def variations_tab(record: dict, handicap: bool = False) -> None:
     rows = record["variations"]
     if not rows:
         st.caption("The record has no variations.")
@@ -241,8 +265,9 @@ def variations_tab(record: dict) -> None:
             step = st.slider("Moves into the variation", 1, len(sfens) - 1, len(sfens) - 1,
                              key=f"variation-step-{game}-{number}") if len(sfens) > 2 else 1
             shown = Position.from_sfen(sfens[step])
-            board.show_board(shown, last_move=moves[step - 1]["usi"], size=360, sfen=False,
-                             caption=f"変化 {number} after ply {start_ply + step - 1}")
+            board.show_board(shown, last_move=moves[step - 1]["usi"], size=400, sfen=False,
+                             caption=f"変化 {number} after ply {start_ply + step - 1}",
+                             handicap=handicap)
 
 
 def headers_tab(info: dict) -> None:
@@ -267,10 +292,9 @@ def headers_tab(info: dict) -> None:
 
 
 def open_here(row: dict) -> None:
-    """Show another game (its id is set before the game input is drawn, on the rerun)."""
-    if row["game"] != st.session_state.get("game"):
-        st.session_state[PENDING] = row["game"]
-        st.rerun()
+    """Show another game, at its start."""
+    go_to(row["game"], 0)
+    st.rerun()
 
 
 def pick_game(current) -> None:
@@ -279,72 +303,55 @@ def pick_game(current) -> None:
     games_table(latest_games(limit=20), key=f"game-pick-{current}", ply=False, on_pick=open_here)
 
 
+def game_input(game: int | None) -> None:
+    """The sidebar's game id (the game shown); a new id opens that game at its start."""
+    st.session_state["game"] = game
+    st.sidebar.number_input("Game", min_value=1, step=1, value=None, key="game",
+                            placeholder="a game id", on_change=typed_game, width=200,
+                            help="The game's id in the store (every table of games links here)")
+
+
 def main() -> None:
     require_store()
-    if PENDING in st.session_state:
-        st.session_state["game"] = st.session_state.pop(PENDING)
-        st.session_state["ply"] = 0
-        st.session_state.pop(BAD, None)
-    # the game the URL asks for (a bad id leaves the URL at once: it is kept for the message)
     raw = st.query_params.get("game")
-    if raw is not None and _whole(raw, 1, MAX_GAME) is None:  # 1.5, -1, abc: not read as 1
-        again = st.session_state.get(BAD) == raw
-        st.session_state[BAD] = raw
-        del st.query_params["game"]
-        st.session_state.pop("game", None)
-        if not again:
-            st.rerun()  # the game input seeds itself from the URL the run started with
-    asked = st.query_params.get("game", st.session_state.get(BAD))
-    if st.session_state.get("game") is None and asked is None:
+    game = None if raw is None else _whole(raw, 1, MAX_GAME)
+    if raw is None:  # nothing asked for: the newest game
         latest = latest_games(limit=1)
-        if latest:  # nothing asked for: the newest game
-            st.session_state["game"] = latest[0]["game"]
-    game = st.sidebar.number_input("Game", min_value=1, step=1, value=None, key="game",
-                                   bind="query-params", placeholder="a game id",
-                                   help="The game's id in the store (every table of games "
-                                        "links here)", width=200, on_change=set_ply, args=(0,))
+        game = latest[0]["game"] if latest else None
+    game_input(game)
     if game is None:
         st.title("棋譜 Game viewer")
-        if asked is not None:
-            st.session_state[BAD] = asked
-            st.error(display.plain(f"Not a game id: {_shown(asked)!r} (a game id is a whole "
+        if raw is not None:  # 1.5, -1, abc: not read as 1
+            st.error(display.plain(f"Not a game id: {_shown(raw)!r} (a game id is a whole "
                                    f"number from 1)."), icon=":material/block:")
             st.subheader("Latest games")
-            pick_game(asked)
+            pick_game(raw)
         else:
             st.info("The store holds no game yet.", icon=":material/description:")
         return
-    st.session_state.pop(BAD, None)
-    record = game_record(int(game))
+    record = game_record(game)
     if record is None:
         st.title("棋譜 Game viewer")
-        st.error(f"No game {int(game)} in the store.", icon=":material/block:")
+        st.error(f"No game {game} in the store.", icon=":material/block:")
         st.subheader("Latest games")
         pick_game(game)
         return
 
     info, sfens = record["info"], record["sfens"]
     last = len(sfens) - 1
-    url_ply(last)
-    if GOTO in st.session_state:
-        st.session_state["ply"] = st.session_state.pop(GOTO)
-    if st.session_state.get("ply", 0) > last:
-        st.session_state["ply"] = last
+    handicap = handicap_game(info)
     headline(info)
+    ply = url_ply(last, len(record["moves"]))
 
-    left, right = st.columns([5, 7], gap="large")
+    left, right = st.columns([5, 7], gap="medium")
     with left:
-        board_area, buttons_area, slider_area = st.container(), st.container(), st.container()
-        with slider_area:  # first: on a fresh page the slider reads the ply from the URL
-            ply = ply_slider(last)
-        with buttons_area:
-            step_buttons(ply, last)
-        with board_area:
-            position = Position.from_sfen(sfens[ply])
-            last_move = record["moves"][ply - 1]["usi"] if ply else False
-            note = (f"{ply}手 {record['moves'][ply - 1]['ki2']}" if ply else "開始局面") \
-                + f" · {board.turn_text(position)}"
-            board.show_board(position, last_move=last_move, caption=note)
+        position = Position.from_sfen(sfens[ply])
+        last_move = record["moves"][ply - 1]["usi"] if ply else False
+        note = (f"{ply}手 {record['moves'][ply - 1]['ki2']}" if ply else "開始局面") \
+            + f" · {board.turn_text(position, handicap)}"
+        board.show_board(position, last_move=last_move, caption=note, handicap=handicap)
+        step_buttons(game, ply, last)
+        ply_slider(game, ply, last)
         comment = record["moves"][ply - 1]["comment"] if ply else None
         if comment:
             st.info(display.plain(comment, lines=True), icon=":material/chat:")
@@ -357,11 +364,11 @@ def main() -> None:
         tabs = st.tabs(["Moves", "Castles & openings", "Variations", "Record"],
                        key="game-tabs")
         with tabs[0]:
-            move_list(record, ply, int(game))
+            move_list(record, ply, game)
         with tabs[1]:
-            labels_tab(int(game), last)
+            labels_tab(game, last, handicap)
         with tabs[2]:
-            variations_tab(record)
+            variations_tab(record, handicap)
         with tabs[3]:
             headers_tab(info)
     with st.expander("Latest games of the store"):

@@ -14,6 +14,7 @@ from analytics import stats
 from analytics.filters import GameFilter
 from dashboard import board, charts, display, filters, nav
 from dashboard.games_table import games_table
+from dashboard.tables import CLICK, picked_in
 from dashboard.state import require_store, stored
 
 label_frequencies = stored(stats.label_frequencies)
@@ -62,7 +63,7 @@ def label_panel(label: str, rates: list, chosen: GameFilter) -> None:
     """The board where the label was reached in its latest game, its numbers per side, and
     example games (a click opens one at that ply)."""
     examples = label_games(label, limit=20, filters=chosen)
-    left, right = st.columns([5, 7], gap="large")
+    left, right = st.columns([5, 7], gap="medium")
     with left:
         if examples:
             first = examples[0]
@@ -113,7 +114,7 @@ def frequencies_tab(kind: str, top: list, chosen: GameFilter, min_games: int,
     share = {"format": "percent", "min_value": 0.0, "max_value": 1.0}
     key = f"frequencies-{kind}"
     st.dataframe(frame, key=key, hide_index=True, on_select=study(key, list(table)),
-                          selection_mode="single-row", width="stretch",
+                          selection_mode=CLICK, width="stretch",
                           column_order=["name", "black_games", "black_share", "white_games",
                                         "white_share"],
                           column_config={
@@ -128,9 +129,9 @@ def study(key: str, labels: list):
     """The ``on_select`` callback of a table of labels: a click on a row studies that label (at
     the top of the page)."""
     def picked():
-        rows = st.session_state[key]["selection"]["rows"]
-        if rows:
-            st.session_state["label"] = labels[rows[0]]
+        row = picked_in(key)
+        if row is not None and row < len(labels):
+            st.session_state["label"] = labels[row]
     return picked
 
 
@@ -147,7 +148,7 @@ def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
                            + display.score_text(r["ci_high"])} for r in shown])
     key = f"rates-{kind}"
     st.dataframe(frame, key=key, hide_index=True, on_select=study(key, [r["label"] for r in shown]),
-                          selection_mode="single-row", width="stretch",
+                          selection_mode=CLICK, width="stretch",
                           column_order=["name", "side", "games", "wins", "losses", "draws",
                                         "score", "interval"],
                           column_config={

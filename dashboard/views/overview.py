@@ -12,6 +12,7 @@ from analytics.results import Results
 from core.position import Position
 from dashboard import board, display, nav
 from dashboard.state import require_store, stored
+from dashboard.tables import CLICK, picked
 
 overview = stored(stats.overview)
 label_frequencies = stored(stats.label_frequencies)
@@ -52,7 +53,8 @@ def results_glance(size: dict) -> None:
     st.html(display.result_bar(total.black, total.draws, total.white, total.other, height=30))
     st.caption(f"▲先手勝ち {total.black:,} · 引き分け {total.draws:,} · △後手勝ち {total.white:,} · "
                f"no result {total.other:,} — ▲先手's score "
-               f"{display.score_text(total.score(), *total.wilson())} over the decided games")
+               f"{display.score_text(total.score(), *total.wilson())} over "
+               f"{total.decided:,} decided games")
     st.page_link(nav.RESULTS.path, label="Results over time, by reason, game lengths",
                  icon=nav.RESULTS.icon)
 
@@ -88,20 +90,20 @@ def top_labels(kind: str) -> None:
     frame = pd.DataFrame([{"label": display.label_text(r["label"]), "▲先手": r["black"],
                            "△後手": r["white"], "games": r["black"] + r["white"]}
                           for r in top])
-    picked = st.dataframe(frame, key=f"top-{kind}", hide_index=True, on_select="rerun",
-                          selection_mode="single-row", width="stretch",
+    shown = st.dataframe(frame, key=f"top-{kind}", hide_index=True, on_select="rerun",
+                          selection_mode=CLICK, width="stretch",
                           column_config={
                               "label": st.column_config.TextColumn(display.KINDS[kind],
-                                                                   width=250),
+                                                                   width=220),
                               "▲先手": st.column_config.NumberColumn(width=60),
                               "△後手": st.column_config.NumberColumn(width=60),
                               "games": st.column_config.ProgressColumn(
                                   "sides", format="%d", min_value=0, width=130,
                                   max_value=int(frame["games"].max()),
                                   help="Games in which ▲ or △ played it (counted per side)")})
-    if picked.selection.rows:
-        label = top[picked.selection.rows[0]]["label"]
-        st.switch_page(nav.OPENINGS.path, query_params={"kind": kind, "label": label})
+    row = picked(shown.selection)
+    if row is not None and row < len(top):
+        st.switch_page(nav.OPENINGS.path, query_params={"kind": kind, "label": top[row]["label"]})
 
 
 def main() -> None:
@@ -123,7 +125,7 @@ def main() -> None:
     st.subheader("Results")
     results_glance(size)
 
-    left, right = st.columns([5, 7], gap="large")
+    left, right = st.columns([5, 7], gap="medium")
     with left:
         st.subheader("First moves")
         first_moves()

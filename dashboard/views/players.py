@@ -15,6 +15,7 @@ from analytics import stats
 from analytics.filters import GameFilter
 from dashboard import board, display, filters, nav
 from dashboard.games_table import games_table
+from dashboard.tables import CLICK, picked, picked_in
 from dashboard.state import require_store, stored
 
 players = stored(stats.players)
@@ -51,12 +52,12 @@ def everyone(listed: list) -> None:
     frame = pd.DataFrame(listed, columns=["player", "games", "wins", "losses", "draws", "score",
                                           "ci_low", "ci_high"])
     def open_player():
-        rows = st.session_state["players-table"]["selection"]["rows"]
-        if rows:
-            st.session_state["player"] = listed[rows[0]]["player"]
+        row = picked_in("players-table")
+        if row is not None and row < len(listed):
+            st.session_state["player"] = listed[row]["player"]
 
     st.dataframe(frame, key="players-table", hide_index=True, on_select=open_player,
-                          selection_mode="single-row", width="stretch", height=560,
+                          selection_mode=CLICK, width="stretch", height=560,
                           placeholder="—",
                           column_config={
                               "score": st.column_config.ProgressColumn(
@@ -72,22 +73,24 @@ def labels_table(rows: list, kind: str, key: str) -> None:
         st.caption("None recognised.")
         return
     frame = pd.DataFrame([{**r, "name": display.label_text(r["label"])} for r in rows])
-    picked = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
-                          selection_mode="single-row", width="stretch", placeholder="—",
+    shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                          selection_mode=CLICK, width="stretch", placeholder="—",
                           column_order=["name", "games", "wins", "losses", "draws", "score"],
                           column_config={
-                              "name": st.column_config.TextColumn(display.KINDS[kind]),
+                              "name": st.column_config.TextColumn(display.KINDS[kind],
+                                                                  width=168),
                               "games": st.column_config.NumberColumn(width=56),
-                              "wins": st.column_config.NumberColumn("+", width=44),
-                              "losses": st.column_config.NumberColumn("−", width=44),
-                              "draws": st.column_config.NumberColumn("=", width=44),
+                              "wins": st.column_config.NumberColumn("+", width=40),
+                              "losses": st.column_config.NumberColumn("−", width=40),
+                              "draws": st.column_config.NumberColumn("=", width=40),
                               "score": st.column_config.ProgressColumn(
                                   "score", format="percent", min_value=0.0, max_value=1.0,
-                                  width=110)},
+                                  width=96)},
                           height=min(38 + 35 * len(rows), 320))
-    if picked.selection.rows:
-        label = rows[picked.selection.rows[0]]["label"]
-        st.switch_page(nav.OPENINGS.path, query_params={"kind": kind, "label": label})
+    row = picked(shown.selection)
+    if row is not None and row < len(rows):
+        st.switch_page(nav.OPENINGS.path, query_params={"kind": kind,
+                                                         "label": rows[row]["label"]})
 
 
 def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
@@ -134,7 +137,7 @@ def player_page(player: str, chosen: GameFilter) -> None:
     score_metric(cells[1], "▲先手", summary["as_black"])
     score_metric(cells[2], "△後手", summary["as_white"])
 
-    left, right = st.columns([5, 7], gap="large")
+    left, right = st.columns([5, 7], gap="medium")
     recent = seat_rows(summary["recent_games"], player)
     with left:
         if recent:

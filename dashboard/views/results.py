@@ -12,6 +12,7 @@ from analytics.filters import GameFilter
 from dashboard import board, charts, display, filters
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
+from dashboard.tables import CLICK, picked, select_row
 
 results = stored(stats.results)
 results_by_year = stored(stats.results_by_year)
@@ -21,21 +22,31 @@ result_games = stored(stats.games)
 
 
 def headline(total: dict) -> None:
-    cells = st.columns(5)
+    """The games, each result (wins and draws as shares of the decided games, the games
+    without a result as a share of all), and ▲先手's score with the number of decided games
+    it stands on."""
+    cells = st.columns(6)
     cells[0].metric("Games", f"{total['games']:,}", border=True)
-    games = total["games"]
+    games, decided = total["games"], total["decided"]
     for cell, name, count in ((cells[1], "▲先手勝ち", total["black_wins"]),
                               (cells[2], "引き分け", total["draws"]),
                               (cells[3], "△後手勝ち", total["white_wins"])):
-        cell.metric(name, f"{count:,}", delta=display.percent(count, games, 1),
+        cell.metric(name, f"{count:,}", delta=f"{display.percent(count, decided, 1)} of decided",
                     delta_color="off", delta_arrow="off", border=True)
-    cells[4].metric("▲先手's score", display.score_text(total["black_score"]), border=True,
-                    delta=(f"95%: {display.score_text(total['ci_low'])}–"
-                           f"{display.score_text(total['ci_high'])}"
-                           if total["ci_low"] is not None else None),
+    cells[4].metric("No result", f"{total['other']:,}", border=True,
+                    delta=f"{display.percent(total['other'], games, 1)} of games",
                     delta_color="off", delta_arrow="off",
-                    help=f"A draw counts half; {total['other']:,} games without a result are "
-                         f"left out.")
+                    help="Games without a win or a draw: aborted, opening fragments, records "
+                         "without an ending. 'Decided games only' in the sidebar leaves them "
+                         "out.")
+    cells[5].metric("▲先手's score", display.score_text(total["black_score"]), border=True,
+                    delta=(f"of {decided:,} decided · 95%: "
+                           f"{display.score_text(total['ci_low'])}–"
+                           f"{display.score_text(total['ci_high'])}"
+                           if total["ci_low"] is not None else "no decided game"),
+                    delta_color="off", delta_arrow="off",
+                    help=f"Over the {decided:,} decided games (a draw counts half); the "
+                         f"{total['other']:,} games without a result are left out.")
     st.html(display.result_bar(total["black_wins"], total["draws"], total["white_wins"],
                                total["other"], height=28))
 
@@ -50,15 +61,22 @@ def reasons_section(rows: list, chosen: GameFilter) -> None:
                                "black_wins": r["black_wins"], "draws": r["draws"],
                                "white_wins": r["white_wins"]} for r in named])
         key = "reasons-" + "-".join(r["reason"] or "" for r in rows)  # new rows, new table
-        picked = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
-                              selection_mode="single-row", width="stretch",
-                              selection_default={"selection": {"rows": [next(
-                                  (i for i, r in enumerate(rows) if r["reason"] != "unknown"),
-                                  0)]}},
-                              column_config={"black_wins": "▲ wins", "white_wins": "△ wins"})
+        shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                             selection_mode=CLICK, width="stretch",
+                             selection_default=select_row(next(
+                                 (i for i, r in enumerate(rows) if r["reason"] != "unknown"),
+                                 0), "reason"),
+                              column_config={
+                                 "reason": st.column_config.TextColumn(width=130),
+                                 "games": st.column_config.NumberColumn(width=60),
+                                 "black_wins": st.column_config.NumberColumn("▲ wins", width=60),
+                                 "draws": st.column_config.NumberColumn(width=56),
+                                 "white_wins": st.column_config.NumberColumn("△ wins",
+                                                                             width=60)})
         st.caption("Click a reason for its games.")
-    if picked.selection.rows and picked.selection.rows[0] < len(rows):
-        reason = rows[picked.selection.rows[0]]["reason"]
+    row = picked(shown.selection)
+    if row is not None and row < len(rows):
+        reason = rows[row]["reason"]
         examples(f"Games ended by {display.reason_text(reason)}",
                  result_games(limit=20, filters=chosen.replace(reason=reason)),
                  f"reason-{reason}")
@@ -74,12 +92,13 @@ def lengths_section(chosen: GameFilter) -> None:
     with right:
         frame = pd.DataFrame([{"moves": f"{r['moves_from']}–{r['moves_to']}",
                                "games": r["games"]} for r in rows])
-        picked = st.dataframe(frame, key=f"lengths-{bucket}", hide_index=True,
-                              on_select="rerun", selection_mode="single-row", width="stretch",
-                              height=300)
+        shown = st.dataframe(frame, key=f"lengths-{bucket}", hide_index=True,
+                             on_select="rerun", selection_mode=CLICK, width="stretch",
+                             height=300)
         st.caption("Click a length for its games.")
-    if picked.selection.rows:
-        row = rows[picked.selection.rows[0]]
+    index = picked(shown.selection)
+    if index is not None and index < len(rows):
+        row = rows[index]
         examples(f"Games of {row['moves_from']}–{row['moves_to']} moves",
                  result_games(limit=20, filters=chosen.replace(moves_from=row["moves_from"],
                                                                moves_to=row["moves_to"])),
@@ -92,7 +111,7 @@ def examples(title: str, games: list, key: str) -> None:
     if not games:
         st.caption("None in scope.")
         return
-    left, right = st.columns([5, 7], gap="large")
+    left, right = st.columns([5, 7], gap="medium")
     with left:
         first = games[0]
         board.show_game_board(first["game"], first["moves"] or 0, size=380,

@@ -55,7 +55,7 @@ def hits_page(sfen: str, position, mirror: bool, total: int) -> None:
 def main() -> None:
     require_store()
     st.title("局面検索 Position search")
-    left, right = st.columns([5, 7], gap="large")
+    left, right = st.columns([5, 7], gap="medium")
     with left:
         position_form.form("search")
         try:

@@ -16,6 +16,7 @@ import streamlit as st
 from analytics import stats
 from core.position import Position
 from dashboard import board, nav
+from dashboard.tables import CLICK, picked, picked_in, select_row
 from dashboard.display import message, plain
 from dashboard.state import require_store, stored
 
@@ -65,21 +66,22 @@ def show_counts(rows: list, column: str, key: str) -> None:
                            "count": r["count"]} for r in rows])
 
     def narrow():
-        picked = st.session_state[key]["selection"]["rows"]
-        if picked:
-            st.session_state[f"v-{column}"] = rows[picked[0]][column]
+        row = picked_in(key)
+        if row is not None and row < len(rows):
+            st.session_state[f"v-{column}"] = rows[row][column]
             st.session_state["v-page"] = 1
 
-    st.dataframe(frame, key=key, hide_index=True, on_select=narrow, selection_mode="single-row",
+    st.dataframe(frame, key=key, hide_index=True, on_select=narrow, selection_mode=CLICK,
                  width="stretch", height=min(38 + 35 * len(rows), 320),
                  column_order=["count", "severity", column],
                  column_config={"count": st.column_config.NumberColumn("findings", width=70),
-                                "severity": st.column_config.TextColumn(width=90)})
+                                "severity": st.column_config.TextColumn(width=90),
+                                column: st.column_config.TextColumn(width=280)})
 
 
 def finding_detail(finding: dict) -> None:
     """The finding's position (before the move it is about), its move and message."""
-    left, right = st.columns([5, 7], gap="large")
+    left, right = st.columns([5, 7], gap="medium")
     game, ply = finding["game"], finding["ply"]
     with right:
         severity = SEVERITIES.get(finding["severity"], finding["severity"])
@@ -150,27 +152,34 @@ def main() -> None:
                            "file": r["path"].rsplit("/", 1)[-1], "line": r["line"]}
                           for r in rows])
     key = f"findings-{severity}-{code}-{path}-{page}"
-    picked = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
-                          selection_mode="single-row", width="stretch", placeholder="—",
-                          selection_default={"selection": {"rows": [_first_on_board(rows)]}},
+    shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                          selection_mode=CLICK, width="stretch", placeholder="—",
+                          selection_default=select_row(_first_on_board(rows), "code"),
                           height=min(38 + 35 * len(rows), 460),
-                          column_config={"game": st.column_config.NumberColumn(format="%d"),
-                                         "text": "move", "message": st.column_config.TextColumn(
-                                             "message", width="large")})
-    pager = st.columns([1, 1, 6], vertical_alignment="center")
-    if pager[0].button("Previous", icon=":material/chevron_left:", disabled=page == 1,
+                          column_config={
+                              "severity": st.column_config.TextColumn(width=90),
+                              "code": st.column_config.TextColumn(width=150),
+                              "game": st.column_config.NumberColumn(format="%d", width=56),
+                              "ply": st.column_config.NumberColumn(width=44),
+                              "text": st.column_config.TextColumn("move", width=110),
+                              "message": st.column_config.TextColumn("message", width=340),
+                              "file": st.column_config.TextColumn(width=140),
+                              "line": st.column_config.NumberColumn(width=50)})
+    pager = st.container(horizontal=True, vertical_alignment="center")
+    if pager.button("Previous", icon=":material/chevron_left:", disabled=page == 1,
                        key="v-previous"):
         st.session_state["v-page"] = page - 1
         st.rerun()
-    if pager[1].button("Next", icon=":material/chevron_right:", disabled=not more,
+    if pager.button("Next", icon=":material/chevron_right:", disabled=not more,
                        key="v-next"):
         st.session_state["v-page"] = page + 1
         st.rerun()
-    pager[2].caption(f"Findings {(page - 1) * PAGE + 1}–{(page - 1) * PAGE + len(rows)}"
+    pager.caption(f"Findings {(page - 1) * PAGE + 1}–{(page - 1) * PAGE + len(rows)}"
                      + (", more on the next page" if more else "")
                      + ". Click a finding for its position.")
-    chosen = picked.selection.rows[0] if picked.selection.rows else _first_on_board(rows)
-    finding_detail(rows[chosen])
+    chosen = picked(shown.selection)
+    finding_detail(rows[chosen if chosen is not None and chosen < len(rows)
+                        else _first_on_board(rows)])
 
 
 def _first_on_board(rows: list) -> int:
