@@ -24,7 +24,8 @@ from core.findings import ERROR, WARNING, INFO, Finding  # noqa: F401 (the reade
 
 #: At most this many findings of one code and message on one line of a record are kept ...
 PER_LINE = 1
-#: ... and at most this many of one code in one game; the others are counted (``Findings``).
+#: ... and at most this many of one code and severity in one game; the others are counted
+#: (``Findings``).
 PER_GAME = 100
 
 
@@ -33,7 +34,8 @@ class Findings(list):
     findings outgrow the input (a line of a million ``▲`` is one finding, not a million).
 
     ``add`` keeps the first ``PER_LINE`` findings that say the same (code and message) on a line,
-    and the first ``PER_GAME`` of a code in the game; each further one is counted in one
+    and the first ``PER_GAME`` of a code and severity in the game (so an error is never hidden
+    behind warnings: a game with an error stays invalid); each further one is counted in one
     ``too_many_findings`` finding (for its line, or for the game) whose message says how many
     there were. It is a warning, an info when only infos were left out::
 
@@ -58,7 +60,8 @@ class Findings(list):
             codes = self._codes = {}
             self._lines, self._over = {}, {}
         code, line = finding.code, finding.line
-        kept = codes.get(code, 0)
+        kind = (code, finding.severity)
+        kept = codes.get(kind, 0)
         if kept >= PER_GAME:
             self._more(None, code, finding.severity, 1)
             return finding
@@ -69,7 +72,7 @@ class Findings(list):
                 self._more(line, code, finding.severity, 1)
                 return finding
             self._lines[key] = on_line + 1
-        codes[code] = kept + 1
+        codes[kind] = kept + 1
         self.append(finding)
         return finding
 
@@ -318,7 +321,9 @@ def _no_game(records: list, label: str) -> GameRecord:
     for record in records:
         merged.add_all(record.findings)
         comments += len(record.comments)
-    counts = dict(merged._codes or {})
+    counts: dict = {}
+    for (code, _), count in (merged._codes or {}).items():
+        counts[code] = counts.get(code, 0) + count
     for (_, code), (_, count) in (merged._over or {}).items():
         counts[code] = counts.get(code, 0) + count
     counts.pop("too_many_findings", None)

@@ -162,11 +162,12 @@ class PathNames:
         self._here = os.getcwd()
 
     def folder_of(self, path) -> Optional[str]:
-        """The folder given that holds ``path`` (as given), or None."""
+        """The folder given that holds ``path`` (as given), or None (also for the current
+        folder, which needs no saying)."""
         absolute = os.path.abspath(str(path))
         for root, given in self._roots:
             if absolute.startswith(root.rstrip(os.sep) + os.sep):
-                return given
+                return None if root == self._here else given
         return None
 
     def __call__(self, path) -> str:

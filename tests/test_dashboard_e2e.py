@@ -1,6 +1,9 @@
 """The dashboard end to end: the real Streamlit server (started from another folder, as a user
 would), driven by headless Chromium through Playwright, page by page: content appears, clicks
-lead where they should, Streamlit shows no exception, and a screenshot of each page is saved.
+lead where they should (anywhere on a table's row, on a move's text, the arrow keys), the
+browser's Back and Forward step through the explorer's and the game viewer's moves, the layout
+holds at 1400 and 820 px (readable boards, every table column in view at 1400 px, no button
+label cut short), Streamlit shows no exception, and a screenshot of each page is saved.
 
 Screenshots go to ``$KIFUDB_TEST_OUTPUT`` (default ``test-output/dashboard/`` in the project).
 Debian's chromium is required (``/usr/bin/chromium``; the Makefile installs it).
@@ -136,7 +139,7 @@ def db(dashboard_store):
 
 @pytest.fixture
 def tab(browser):
-    page = browser.new_page(viewport={"width": 1440, "height": 2000})
+    page = browser.new_page(viewport={"width": 1400, "height": 2000})
     yield page
     page.close()
 
@@ -169,14 +172,50 @@ def boards(page) -> list:
     return [re.sub(r" \d+$", "", label.split("SFEN ", 1)[1]) for label in labels]
 
 
-def click_row(page, table: int, row: int, height: int = 35) -> None:
-    """Click a row of the ``table``-th data grid (a canvas) on its selection box (rows of
-    ``height`` pixels under the header)."""
+def click_row(page, table: int, row: int, x: float = 0.5, height: int = 35) -> None:
+    """Click a row of the ``table``-th data grid (a canvas) anywhere: at ``x`` of its width
+    (rows of ``height`` pixels under the header)."""
     grid = page.locator('[data-testid="stDataFrame"]').nth(table)
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     assert box is not None
-    grid.click(position={"x": 18, "y": 35 + height * row + height // 2})
+    grid.click(position={"x": box["width"] * x, "y": 35 + height * row + height // 2})
+
+
+def board_of(page) -> str:
+    """The SFEN of the first board (without the move number)."""
+    return boards(page)[0]
+
+
+def layout(page) -> dict:
+    """What the layout checks read: each data grid whose columns do not fit (its width and
+    its columns' width), the width of each board in sight (not in a hidden tab), the button
+    labels cut short, and the explorer's move rows that overflow."""
+    return page.evaluate("""() => ({
+      grids: [...document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller')]
+        .filter(s => s.scrollWidth > s.clientWidth + 2).map(s => [s.clientWidth, s.scrollWidth]),
+      boards: [...document.querySelectorAll('.kifudb-board svg')]
+        .map(b => Math.round(b.getBoundingClientRect().width)).filter(w => w > 0),
+      cut: [...document.querySelectorAll('button [data-testid=stMarkdownContainer]')]
+        .filter(t => t.offsetParent && t.scrollWidth > t.clientWidth + 1).map(t => t.innerText),
+      rows: [...document.querySelectorAll('.kifudb-move-stats')]
+        .filter(e => e.scrollWidth > e.clientWidth + 1).length,
+    })""")
+
+
+#: The least width of a readable board (pixels).
+READABLE = 340
+
+
+def check_layout(page, wide: bool) -> None:
+    """Boards readable, no button label cut short, the explorer's rows whole; at 1400 px
+    (``wide``) every table shows all its columns."""
+    page.locator(BOARD).first.wait_for(timeout=30_000)
+    found = layout(page)
+    assert found["boards"] and min(found["boards"]) >= READABLE, found
+    assert not found["cut"] and not found["rows"], found
+    if wide:
+        assert not found["grids"], found
 
 
 # ----- the pages ----------------------------------------------------------------------------------
@@ -195,15 +234,36 @@ def test_overview(server, tab, db):
 
 
 def test_explorer_steps_through_moves(server, tab):
+    """A click anywhere on a move's row, or on the move's own text (a button), plays it; → and
+    ← step forward and back; the browser's Back and Forward step through the moves one by one
+    (Back used to go to the start, then forward again: two history entries a step)."""
     visit(tab, f"{server}/explorer", "moves played next")
-    click_row(tab, 0, 0, height=34)  # the most played first move: ▲７六歩
+    check_layout(tab, wide=True)
+    row = tab.locator(".st-key-move-row-0")  # the most played first move: ▲７六歩
+    box = row.bounding_box()
+    row.click(position={"x": box["width"] - 12, "y": box["height"] / 2})  # on its date
     tab.wait_for_url(re.compile(r"moves=7g7f$"))
     settle(tab, "1. ▲７六歩")
-    click_row(tab, 0, 0, height=34)  # then △３四歩
+    tab.locator(".st-key-move-row-0 button").click()  # the move's text: △３四歩
     tab.wait_for_url(re.compile(r"moves=7g7f(\+|%20)3c3d$"))
     settle(tab, "2. △３四歩")
-    assert boards(tab)[0] == position_from_moves("7g7f 3c3d").sfen(move_number=False)
+    assert board_of(tab) == position_from_moves("7g7f 3c3d").sfen(move_number=False)
     screenshot(tab, "03-explorer")
+    tab.keyboard.press("ArrowRight")  # the most played move from here
+    tab.wait_for_url(re.compile(r"moves=7g7f(\+|%20)3c3d(\+|%20)\w+$"))
+    settle(tab, "3. ▲")
+    third = tab.url.rsplit("+", 1)[-1].rsplit("%20", 1)[-1]
+    tab.keyboard.press("ArrowLeft")
+    tab.wait_for_url(re.compile(r"moves=7g7f(\+|%20)3c3d$"))
+    settle(tab, "2. △３四歩")
+    lines = {"": "", "1": "7g7f", "2": "7g7f 3c3d", "3": f"7g7f 3c3d {third}"}
+    for step, line in (("back", "3"), ("back", "2"), ("back", "1"), ("forward", "2"),
+                       ("forward", "3")):
+        (tab.go_back if step == "back" else tab.go_forward)()
+        moves = lines[line].replace(" ", r"(\+|%20)")
+        tab.wait_for_url(re.compile(rf"/explorer\?moves={moves}$"))
+        settle(tab, "moves played next")
+        assert board_of(tab) == position_from_moves(lines[line]).sfen(move_number=False), step
     tab.get_by_role("button", name=re.compile("開始局面")).click()
     tab.wait_for_url(re.compile(r"/explorer$"))
 
@@ -218,8 +278,9 @@ def test_position_search_and_a_click_to_the_game(server, tab, db):
                        "FROM games)", [target.key()]).fetchone()[0]
     assert tab.get_by_text(f"{count:,} occurrences in").count() == 1
     assert boards(tab) == [target.sfen(move_number=False)]
+    check_layout(tab, wide=True)  # result, next and event used to be out of view
     screenshot(tab, "04-search")
-    click_row(tab, 0, 0)
+    click_row(tab, 0, 0)  # in the middle of the row (it took a click on its 16-px checkbox)
     tab.wait_for_url(re.compile(r"/game\?game=\d+&ply=3"))
     settle(tab, "対")
     assert boards(tab)[0] == target.sfen(move_number=False)
@@ -231,19 +292,43 @@ def test_search_shows_bad_input_as_a_message(server, tab):
 
 
 def test_game_viewer_moves_with_buttons_and_keys(server, tab, db):
+    """Buttons, keys, the slider and a click on a move of the list each make one step, and
+    the browser's Back and Forward go through them (a move of the slider used to replace the
+    page's history entry)."""
     game = db.execute("SELECT game FROM moves WHERE line > 0 GROUP BY game ORDER BY "
                       "count(DISTINCT line) DESC, game LIMIT 1").fetchone()[0]
     visit(tab, f"{server}/game?game={game}&ply=3", "Variations")
     assert "ply=3" in tab.url
-    first = boards(tab)[0]
+    check_layout(tab, wide=True)
+    at = {3: board_of(tab)}
     tab.locator(".st-key-forward button").first.click()
-    tab.wait_for_url(re.compile(r"ply=4"))
+    tab.wait_for_url(re.compile(r"ply=4$"))
     settle(tab, "4手")
-    assert boards(tab)[0] != first
+    at[4] = board_of(tab)
+    assert at[4] != at[3]
     tab.keyboard.press("ArrowLeft")
-    tab.wait_for_url(re.compile(r"ply=3"))
+    tab.wait_for_url(re.compile(r"ply=3$"))
     settle(tab, "3手")
-    assert boards(tab)[0] == first
+    assert board_of(tab) == at[3]
+    slider = tab.locator('[data-testid="stSlider"]').first
+    box = slider.bounding_box()
+    slider.click(position={"x": box["width"] * 0.5, "y": box["height"] / 2})
+    tab.wait_for_url(lambda url: "ply=3" not in url)
+    settle(tab, "手")
+    middle = int(re.search(r"ply=(\d+)", tab.url).group(1))
+    at[middle] = board_of(tab)
+    click_row(tab, 0, 1, x=0.2)  # on the move's text, in the list of moves
+    tab.wait_for_url(lambda url: f"ply={middle}" not in url)
+    settle(tab, "手")
+    for ply in (middle, 3, 4):
+        tab.go_back()
+        tab.wait_for_url(re.compile(rf"ply={ply}$"))
+        settle(tab, f"{ply}手")
+        assert board_of(tab) == at[ply], ply
+    tab.go_forward()
+    tab.wait_for_url(re.compile(r"ply=3$"))
+    settle(tab, "3手")
+    assert board_of(tab) == at[3]
     tab.get_by_role("tab", name="Variations").click()
     screenshot(tab, "05-game")
 
@@ -282,7 +367,72 @@ def test_statistics_pages(server, tab, path, text, name):
     visit(tab, server + path, text)
     tab.locator(BOARD).first.wait_for(timeout=30_000)
     settle(tab, text)
+    check_layout(tab, wide=True)  # the players' +, −, = used to be out of view
     screenshot(tab, name)
+
+
+@pytest.fixture
+def narrow(browser):
+    page = browser.new_page(viewport={"width": 820, "height": 2000})
+    yield page
+    page.close()
+
+
+def test_layout_at_820_px(server, narrow, db):
+    """At 820 px a board keeps a readable size (the columns beside it go under it: it was
+    170 px wide, the variation board 150 px), no button label is cut short (they read "Ex…"),
+    and the ▲ vs △ heat-map names every column (it named every other one)."""
+    game = db.execute("SELECT game FROM moves WHERE line > 0 GROUP BY game ORDER BY "
+                      "count(DISTINCT line) DESC, game LIMIT 1").fetchone()[0]
+    for path, text, name in (("/explorer?moves=7g7f", "moves played next", "11-explorer-820"),
+                             ("/search?moves=7g7f+3c3d", "occurrences in", "12-search-820"),
+                             ("/players", "Head to head", "13-players-820"),
+                             (f"/game?game={game}&ply=3", "Variations", "14-game-820")):
+        visit(narrow, server + path, text)
+        check_layout(narrow, wide=False)
+        screenshot(narrow, name)
+    narrow.get_by_role("tab", name="Variations").click()
+    narrow.locator(BOARD).nth(1).wait_for(timeout=30_000)
+    check_layout(narrow, wide=False)  # the variation's board too
+    visit(narrow, f"{server}/openings?kind=opening", "Example games")
+    narrow.get_by_role("tab", name="▲ vs △").click()
+    axis = narrow.locator('[data-testid="stVegaLiteChart"] svg g[aria-label*="△後手"]').first
+    axis.wait_for(timeout=30_000)
+    columns = int(re.search(r"with (\d+) values", axis.get_attribute("aria-label")).group(1))
+    shown = axis.locator(".role-axis-label text").evaluate_all(
+        "ts => ts.filter(t => t.getAttribute('opacity') !== '0').length")
+    assert columns >= 6 and shown == columns, (shown, columns)
+    screenshot(narrow, "15-openings-heat-map-820")
+
+
+def test_a_click_anywhere_on_a_row_acts(server, tab, db, dashboard_store):
+    """Every table acts on a click anywhere on a row (it took a click on the row's 16-px
+    checkbox): the players, a player's openings, the findings."""
+    from analytics import stats
+
+    everyone = [p["player"] for p in stats.players(dashboard_store, limit=12)]
+    row, name = next((i, p) for i, p in enumerate(everyone) if i > 0 and
+                     stats.player_summary(dashboard_store, p)["openings"])
+    visit(tab, f"{server}/players", "Head to head")
+    grids = tab.locator('[data-testid="stDataFrame"]')
+    click_row(tab, grids.count() - 1, row, x=0.7)  # the table of all players, on a score
+    tab.locator('[data-testid="stHeading"]', has_text=name).first.wait_for(timeout=30_000)
+    settle(tab, "Favourite openings")
+    click_row(tab, 1, 0, x=0.8)  # the player's favourite opening, on its games won
+    tab.wait_for_url(re.compile(r"/openings\?kind=opening&label="))
+    settle(tab, "Example games")
+
+    rows = stats.findings(dashboard_store, limit=12)
+    first = next((i for i, r in enumerate(rows) if r["game"] is not None and r["ply"]), 0)
+    target = next(i for i, r in enumerate(rows) if r["message"] and
+                  r["message"][:30] != (rows[first]["message"] or "")[:30])
+    visit(tab, f"{server}/validation", "By code")
+    wanted = rows[target]["message"][:30]
+    assert wanted not in page_text(tab)
+    click_row(tab, 2, target, x=0.6)  # a finding, on its message
+    tab.wait_for_function("t => document.body.innerText.replaceAll('\\u2060', '').includes(t)",
+                          arg=wanted, timeout=30_000)
+    settle(tab, "Findings")
 
 
 # ----- hostile links and records ------------------------------------------------------------------

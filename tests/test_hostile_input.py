@@ -105,7 +105,8 @@ def test_a_board_of_a_hundred_thousand_rows_is_a_hundred_findings_and_a_count():
     """The board diagram's reader (``core.notation.bod``) says up to three things of each row
     without a border; the KIF reader hands them on to the game while it reads (capped there)."""
     game = only_game(("手合割：平手\n" + "|\n" * 100_000).encode("utf-8"), "rows.kif")
-    assert codes(game.findings).count("bad_start_position") == 100
+    # a hundred of its warnings and a hundred of its errors
+    assert codes(game.findings).count("bad_start_position") == 200
     [count] = [f for f in game.findings if f.code == "too_many_findings"]
     left_out = int(count.message.split()[2].replace(",", ""))
     assert left_out >= 100_000 and count.message == (f"… and {left_out:,} more "
@@ -151,23 +152,33 @@ def test_a_huge_move_or_header_is_quoted_cut():
 def test_the_findings_list_counts_what_it_leaves_out():
     findings = Findings()
     for line in range(1, 301):
-        for _ in range(3):  # the same finding three times a line, then a different one
+        for _ in range(3):  # the same error three times a line, then a different info
             findings.add(Finding("error", "bad", "same", line))
         findings.add(Finding("info", "bad", f"other {line}", line))
     kept = [f for f in findings if f.code == "bad"]
-    assert len(kept) == 100 and [f.line for f in kept[:3]] == [1, 1, 2]
+    assert len(kept) == 200  # a hundred of each severity
+    assert [(f.line, f.severity) for f in kept[:3]] == [(1, "error"), (1, "info"), (2, "error")]
     summaries = [f for f in findings if f.code == "too_many_findings"]
-    # lines 1 to 50 kept one "same" and one "other": two "same" left out on each of them
-    assert [f.message for f in summaries[:2]] == ["… and 2 more bad findings on this line"] * 2
-    assert summaries[-1].line is None and summaries[-1].severity == "warning"
-    assert summaries[-1].message == f"… and {1200 - 100 - 100:,} more bad findings in this game"
+    # lines 1 to 99 kept one error and one info: two errors left out on each of them; from the
+    # hundredth error on, what is left out is counted for the game
+    assert [f.message for f in summaries[:99]] == ["… and 2 more bad findings on this line"] * 99
+    assert len(summaries) == 100 and summaries[-1].line is None
+    assert summaries[-1].severity == "warning"
+    assert summaries[-1].message == "… and 802 more bad findings in this game"
     copy = findings.copy()  # goes on counting, without touching the original
     copy.add(Finding("error", "bad", "more", 999))
-    assert copy[-1].message.endswith("1,001 more bad findings in this game")
-    assert findings[-1].message.endswith("1,000 more bad findings in this game")
+    in_game = [f.message for f in copy if f.line is None]
+    assert in_game == ["… and 803 more bad findings in this game"]
+    assert summaries[-1].message == "… and 802 more bad findings in this game"
     merged = Findings()
     merged.add_all(findings)
-    assert [f.message for f in merged if f.line is None] == [findings[-1].message]
+    assert [f.message for f in merged if f.line is None] == [summaries[-1].message]
+    # an error is never left out behind a hundred warnings of its code: the game stays invalid
+    findings = Findings()
+    for line in range(1, 1001):
+        findings.add(Finding("warning", "unparsable_line", "a warning", line))
+    findings.add(Finding("error", "unparsable_line", "an error", 1001))
+    assert findings[-1].severity == "error" and len(findings) == 102
 
 
 # ----- defect 14: a junk first line ---------------------------------------------------------------
