@@ -26,12 +26,12 @@ st.set_page_config(page_title="kifudb", page_icon="☗", layout="wide",
                    initial_sidebar_state="expanded")
 
 page = nav.navigation()
-style.apply()
 
 with st.sidebar:
     st.markdown("### ☗ kifudb")
     st.caption(f"Store: {display.plain(state.store_root())}")
     board.flip_toggle()
+    style.apply()
 
 try:
     page.run()

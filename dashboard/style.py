@@ -63,7 +63,9 @@ CSS = f"""
   width: 6.4em; flex: none; text-align: right; white-space: nowrap;
   font-variant-numeric: tabular-nums; color: rgba(49, 51, 63, 0.7);
 }}
-@container (max-width: 430px) {{ .kifudb-move-stats .latest {{ display: none; }} }}
+@container (max-width: 520px) {{
+  .kifudb-move-stats .latest, .kifudb-move-head .latest {{ display: none; }}
+}}
 [class*="st-key-move-row-"] {{
   position: relative; border-bottom: 1px solid rgba(49, 51, 63, 0.1); cursor: pointer;
 }}
@@ -76,11 +78,14 @@ CSS = f"""
   min-height: 2.1rem; padding: 0 0.75rem; justify-content: flex-start; font-size: 1rem;
 }}
 [class*="st-key-move-row-"] button::after {{ content: ""; position: absolute; inset: 0; }}
+[class*="st-key-move-row-"] button > div {{ justify-content: flex-start; width: 100%; }}
 [class*="st-key-move-row-"] > .stElementContainer:last-child {{ flex: 1 1 0; min-width: 0; }}
-[class*="st-key-move-row-"] [data-testid="stMarkdownContainer"] {{ margin: 0; }}
+.st-key-moves-list [data-testid="stMarkdownContainer"] {{ margin: 0; }}
 """
 
 
 def apply() -> None:
-    """Add the style rules to the page."""
-    st.html(f"<style>{CSS}</style>")
+    """Add the style rules to the page (as Markdown in the sidebar: it reaches the browser
+    with the page's first elements, where ``st.html`` would come a moment after the board,
+    which would be drawn small first)."""
+    st.sidebar.markdown(f"<style>{CSS}</style>", unsafe_allow_html=True)

@@ -12,6 +12,12 @@
     'kif'
     >>> sniff("hello") is None
     True
+
+A junk line before the games does not hide them (the USI and csa1 tests decide from the first
+lines by majority; CSA's already does, and KIF's and KI2's look for their own lines)::
+
+    >>> sniff("<html>\\nstartpos moves 7g7f\\n"), sniff("junk\\n1 2003/09/08 a b 2 2 e o\\n7776FU3334FU\\n")
+    ('usi', 'csa1')
 """
 
 from __future__ import annotations

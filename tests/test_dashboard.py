@@ -513,6 +513,64 @@ def test_game_viewer_opens_the_newest_game_by_default(db):
     assert boards(at) == [replayed(db, newest, 0)]
 
 
+def test_game_viewer_says_a_ply_past_the_end(db):
+    """A ply past the end is said and the last position shown (it was the start, without a
+    word); for a record whose replay stops at an illegal move, that is said too."""
+    game, moves = db.execute("SELECT game, moves FROM games WHERE valid AND moves > 20 ORDER BY "
+                             "game LIMIT 1").fetchone()
+    at = page("game", game=game, ply=moves + 7)
+    assert f"Ply {moves + 7} is past the end: the game ends at ply {moves}" in errors(at)
+    assert boards(at)[0] == replayed(db, game, moves)
+    assert at.query_params["ply"] == str(moves)
+    game, illegal = db.execute("SELECT game, first_illegal_ply FROM games WHERE NOT valid AND "
+                               "first_illegal_ply > 1 ORDER BY game LIMIT 1").fetchone()
+    at = page("game", game=game, ply=illegal)
+    assert f"the replay stops at ply {illegal - 1}" in errors(at)
+    assert boards(at)[0] == replayed(db, game, illegal - 1)
+
+
+def test_handicap_games_name_their_sides_shitate_and_uwate(db):
+    """In a handicap game the weaker player (下手) plays ▲ and the stronger (上手) △: the game
+    viewer, its board, the explorer from a handicap start and the tables of games say so (they
+    said ▲先手 and △後手)."""
+    game, winner = db.execute("SELECT game, winner FROM games WHERE handicap = '香落ち' AND "
+                              "winner IN ('black', 'white') ORDER BY game LIMIT 1").fetchone()
+    at = page("game", game=game)
+    caption = values(at.caption)
+    said = {"black": "▲下手勝ち", "white": "△上手勝ち"}[winner]
+    assert any("香落ち: ▲下手 · △上手" in c and said in c for c in caption), caption
+    assert any("開始局面 · △上手番 (White to move)" in c for c in caption), caption
+    drawn = "".join(m.value for m in at.markdown)
+    assert "△上手の持駒" in drawn and "▲下手の持駒" in drawn and "先手の持駒" not in drawn
+    assert "先手" not in " ".join(v for v in values(at.markdown) if v.startswith("**"))
+
+    at = page("explorer", start="香落ち")
+    assert any(c.startswith("△上手番 (White to move)") for c in values(at.caption))
+    assert "△上手の持駒" in "".join(m.value for m in at.markdown)
+    latest = table(at, "explorer-games")
+    handicapped = set(db.execute("SELECT game FROM games WHERE handicap = '香落ち'").fetchall())
+    results = [r for g, r in zip(latest["game"], latest["result"]) if (g,) in handicapped
+               and r not in ("—", "中断")]
+    assert results and all("上手勝ち" in r or "下手勝ち" in r for r in results), results
+
+
+def test_a_click_on_any_cell_of_a_table_acts(db):
+    """A click on any cell of a row (not only the row's checkbox) opens what the row is: a
+    finding's position, a player's favourite opening."""
+    at = page("validation")
+    found = table(at, "findings-")
+    target = next(i for i, m in enumerate(found["message"]) if i > 0 and m and m !=
+                  found["message"].iloc[0])
+    click_row(at, "findings-", target, "message")
+    assert any(found["message"].iloc[target] == shown(m.value) for m in at.markdown)
+
+    player = one(db, "SELECT p FROM (SELECT black p FROM games UNION ALL SELECT white FROM games) "
+                     "WHERE p IS NOT NULL GROUP BY p ORDER BY count(*) DESC, p LIMIT 1")
+    at = page("players", player=player)
+    click_row(at, f"openings-{player}", 0, "wins")
+    assert at.query_params["kind"] == "opening" and at.query_params.get("label")
+
+
 # ----- openings & castles -------------------------------------------------------------------------
 
 

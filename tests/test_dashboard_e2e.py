@@ -432,7 +432,7 @@ def test_a_click_anywhere_on_a_row_acts(server, tab, db, dashboard_store):
     click_row(tab, 2, target, x=0.6)  # a finding, on its message
     tab.wait_for_function("t => document.body.innerText.replaceAll('\\u2060', '').includes(t)",
                           arg=wanted, timeout=30_000)
-    settle(tab, "Findings")
+    settle(tab, "By code")
 
 
 # ----- hostile links and records ------------------------------------------------------------------

@@ -197,7 +197,7 @@ def play_moves(current_sfen: str, start: str, moves: list) -> None:
 def step_buttons(start: str, moves: list, found: list, sfen: str) -> None:
     """⏮ ◀ ▶ (also the Home, ← and → keys) and the games of the position."""
     onward = forward_line(start, moves, found)
-    buttons = st.columns([1, 1, 1, 2], gap="small")
+    buttons = st.columns(3, gap="small")
     buttons[0].button("", icon=":material/first_page:", on_click=step_back,
                       args=(start, moves, 0), disabled=not moves, width="stretch",
                       shortcut="Home", key="explorer-to-start", help="The start position")
@@ -210,9 +210,9 @@ def step_buttons(start: str, moves: list, found: list, sfen: str) -> None:
                       shortcut="Right", key="explorer-forward",
                       help="One move on: along the line you stepped back from, else the most "
                            "played move")
-    if buttons[3].button("Games here", icon=":material/search:", width="stretch",
-                         key="explorer-games-here",
-                         help="Every game that reached this position, in Position search"):
+    if st.button("Every game through this position", icon=":material/search:",
+                 width="stretch", key="explorer-games-here",
+                 help="Every game that reached this position, in Position search"):
         nav.open_search(sfen)
 
 
