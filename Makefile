@@ -23,10 +23,12 @@ demo: $(STAMP)
 	$(BIN)/kifudb explore --store data/store
 	$(BIN)/kifudb dashboard --store data/store
 
-# the dashboard's end-to-end test drives Debian's chromium (Playwright cannot download browsers)
+# the dashboard's end-to-end test drives Debian's chromium (Playwright cannot download browsers),
+# with a Japanese font so that its screenshots show the pieces' names
 chromium:
-	command -v chromium >/dev/null || $(SUDO) apt-get install -y chromium \
-	  || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium)
+	(command -v chromium >/dev/null && fc-list :lang=ja | grep -q .) \
+	  || $(SUDO) apt-get install -y chromium fonts-noto-cjk \
+	  || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-noto-cjk)
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest

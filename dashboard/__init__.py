@@ -8,5 +8,7 @@ until the store's next commit, and draws boards with ``core``. ``app.py`` is the
 ``views/`` holds one page per module, and the modules here are what the pages share: the store
 and its cached answers (``state``), the board (``board``), the position inputs
 (``position_form``), the sidebar's filters (``filters``), the tables of games
-(``games_table``), the charts (``charts``), how shogi things are written (``display``) and the
-ways between pages (``nav``)."""
+(``games_table``), tables that act on a click anywhere on a row (``tables``), the charts
+(``charts``), how shogi things are written (``display``), the ways between pages and the URL
+that says what a page shows (``nav``: one browser history entry a step), and the few style
+rules that keep boards readable and tables whole (``style``)."""

@@ -197,7 +197,7 @@ def layout(page) -> dict:
       boards: [...document.querySelectorAll('.kifudb-board svg')]
         .map(b => Math.round(b.getBoundingClientRect().width)).filter(w => w > 0),
       cut: [...document.querySelectorAll('button [data-testid=stMarkdownContainer]')]
-        .filter(t => t.offsetParent && t.scrollWidth > t.clientWidth + 1).map(t => t.innerText),
+        .filter(t => t.offsetParent && t.scrollWidth > t.clientWidth).map(t => t.innerText),
       rows: [...document.querySelectorAll('.kifudb-move-stats')]
         .filter(e => e.scrollWidth > e.clientWidth + 1).length,
     })""")

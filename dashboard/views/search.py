@@ -80,13 +80,13 @@ def main() -> None:
                          caption=f"{given.description} · {board.turn_text(position)}")
         mirror = st.toggle("Also the mirror image (left ↔ right)", key="mirror",
                            bind="query-params")
-        links = st.columns(2)
-        if links[0].button("Open in the explorer", icon=nav.EXPLORER.icon, width="stretch"):
+        links = st.container(horizontal=True, vertical_alignment="center")
+        if links.button("Open in the explorer", icon=nav.EXPLORER.icon):
             if given.start is not None:
                 nav.open_explorer(given.start, given.moves)
             nav.open_explorer(sfen)
         if given.game is not None:
-            with links[1]:
+            with links:
                 nav.game_link(given.game, given.ply, f"Game {given.game} at ply {given.ply}")
     with right:
         counted = occurrences(sfen, mirror=mirror)
