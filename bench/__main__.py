@@ -6,7 +6,7 @@ runs, and the ratio of each library to kifudb. Corpora: the real games of
 ``tests/fixtures/usi/real_games.usi`` and a seeded synthetic corpus of
 random legal games (``bench/synthetic.py``). perft(4) from the start position closes the run.
 
-    python -m bench [--runs 5] [--synthetic 2000] [--only engine|ingest|store|stats]
+    python -m bench [--runs 5] [--synthetic 2000] [--only engine|ingest|store|stats|dashboard]
                     [--store-scale 100k[,10M]]
 
 The ingest part (``bench/ingest.py``) measures read + parse + validate + key on the KIF and CSA
@@ -122,7 +122,8 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--synthetic", type=int, default=2000, help="synthetic games (seeded)")
     parser.add_argument("--no-perft", action="store_true")
-    parser.add_argument("--only", choices=("engine", "ingest", "store", "stats"), help="run one part only")
+    parser.add_argument("--only", choices=("engine", "ingest", "store", "stats", "dashboard"),
+                        help="run one part only (the dashboard part runs only when asked)")
     parser.add_argument("--store-scale", default="100k",
                         help="store benchmark sizes in positions, comma-separated (e.g. 100k,10M)")
     args = parser.parse_args(argv)
@@ -141,6 +142,9 @@ def main(argv=None) -> int:
     if args.only in (None, "stats"):
         from bench.stats import run_stats
         run_stats(args.store_scale.split(","), args.runs)
+    if args.only == "dashboard":
+        from bench.dashboard import run_scales
+        run_scales(args.store_scale.split(","))
     return 0
 
 

@@ -132,16 +132,12 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
 
 def run_stats(scales=("100k",), runs: int = 5) -> dict:
     """Classification cost, then the statistics queries at each scale."""
-    from store.folder import FORMAT, Store
-    from bench.store import RESULTS, parse_scale, run_scale, scale_name
+    from bench.store import built_store, parse_scale, scale_name
 
     result = {"classification": run_classification(runs)}
     for scale in scales:
         n = parse_scale(scale) if isinstance(scale, str) else scale
-        store_dir = RESULTS / f"store-{scale_name(n)}-seed1"
-        manifest = Store(store_dir).manifest_path
-        if not manifest.exists() or f'"format": {FORMAT}' not in manifest.read_text():
-            run_scale(n)
+        store_dir = built_store(n)
         print(f"\n## statistics at {scale_name(n)} positions")
         result[scale_name(n)] = run_queries(store_dir)
     return result

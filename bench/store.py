@@ -357,6 +357,19 @@ def build_baseline(games, path) -> dict:
 
 # ----- one scale ------------------------------------------------------------------------------
 
+def built_store(scale) -> "Path":
+    """The folder of the seeded store of ``scale`` ("100k", "10M" or a number of positions),
+    built first (``run_scale``) when it is missing or of an older store format."""
+    from store.folder import FORMAT, Store
+
+    n = parse_scale(scale) if isinstance(scale, str) else scale
+    store_dir = RESULTS / f"store-{scale_name(n)}-seed1"
+    manifest = Store(store_dir).manifest_path
+    if not manifest.exists() or f'"format": {FORMAT}' not in manifest.read_text():
+        run_scale(n)
+    return store_dir
+
+
 def run_scale(positions: int, seed: int = 1, lookups: int = 200, jobs: int = 2,
               single_job: bool = False, keep: bool = False) -> dict:
     from bench.corpus import cached_corpus, describe, load_games
