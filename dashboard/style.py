@@ -58,6 +58,7 @@ CSS = f"""
   width: 3.4em; flex: none; text-align: right; font-variant-numeric: tabular-nums;
   white-space: nowrap;
 }}
+.kifudb-move-stats .n.decided {{ width: 4.4em; }}
 .kifudb-move-stats .bar {{ flex: 1 1 auto; min-width: 72px; }}
 .kifudb-move-stats .latest {{
   width: 6.4em; flex: none; text-align: right; white-space: nowrap;

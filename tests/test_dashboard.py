@@ -208,12 +208,13 @@ def move_buttons(at: AppTest) -> dict:
 
 
 def move_rows(at: AppTest) -> list:
-    """The figures of each move's row: ``(games, share, score, latest)`` as shown."""
+    """The figures of each move's row: ``(games, share, score, decided, latest)`` as shown."""
     rows = []
     for m in at.markdown:
         if 'class="kifudb-move-stats"' in m.value and "kifudb-move-head" not in m.value:
-            cells = re.findall(r'<span class="(?:n|latest)">([^<]*)</span>', m.value)
-            rows.append((int(cells[0].replace(",", "")), cells[1], cells[2], cells[3]))
+            cells = re.findall(r'<span class="(?:n|n decided|latest)"[^>]*>([^<]*)</span>',
+                               m.value)
+            rows.append((int(cells[0].replace(",", "")), *cells[1:]))
     return rows
 
 
@@ -712,3 +713,73 @@ def test_validation_filters(db):
     at.text_input(key="v-path").set_value("no/such/folder")
     run(at)
     assert "No finding with these filters." in values(at.info)
+
+
+# ----- the decided count beside every score (issue 19, point 4) ----------------------------------
+
+
+def shown_columns(at: AppTest, prefix: str) -> list:
+    """The columns a table shows (its ``column_order``, else every column of its frame)."""
+    found = next(d for d in at.dataframe if d.key and d.key.startswith(prefix))
+    return list(found.proto.column_order) or list(found.value.columns)
+
+
+def decided_delta(decided: int) -> str:
+    return f"of {decided:,} decided · 95%" if decided else "no decided game"
+
+
+def test_explorer_rows_give_the_decided_count_beside_the_score(db):
+    at = page("explorer")
+    rows = move_rows(at)
+    assert all(len(row) == 5 for row in rows)
+    listed = dict(zip(move_buttons(at), rows))
+    decided = {code_usi(move): n for move, n in db.execute(
+        "SELECT p.next_move, count(DISTINCT p.game) FROM positions p JOIN games g USING (game) "
+        "WHERE p.key = ? AND p.next_move IS NOT NULL AND g.winner <> 'none' GROUP BY 1",
+        [START.key()]).fetchall()}
+    assert sum(int(row[3].replace(",", "")) for row in rows) == sum(decided.values())
+    assert listed["7g7f"][3] == f"{decided['7g7f']:,}"
+    head = next(m.value for m in at.markdown if "kifudb-move-head" in m.value)
+    assert ">decided</span>" in head
+
+
+def test_openings_scores_give_the_decided_count(db):
+    at = page("openings")
+    label = at.selectbox(key="label").value
+    decided = one(db, "SELECT count(DISTINCT l.game) FROM labels l JOIN games g USING (game) "
+                      "WHERE l.label = ? AND l.side = 'black' AND g.winner <> 'none'", label)
+    black = next((m for m in at.metric if m.label.startswith("▲先手 · ")), None)
+    if black is not None:
+        assert black.delta.startswith(decided_delta(decided)), black.delta
+    assert "decided" in shown_columns(at, "rates-")
+    rates = table(at, "rates-")
+    assert (rates["decided"] == rates["wins"] + rates["losses"] + rates["draws"]).all()
+    pairings = next(d for d in at.dataframe if "black_score" in d.value.columns)
+    assert "decided" in list(pairings.proto.column_order)
+
+
+def test_players_scores_give_the_decided_count(db):
+    player = one(db, "SELECT p FROM (SELECT black p FROM games UNION ALL SELECT white FROM games) "
+                     "WHERE p IS NOT NULL GROUP BY p ORDER BY count(*) DESC, p LIMIT 1")
+    at = page("players", player=player)
+    as_black = one(db, "SELECT count(*) FROM games WHERE black = ? AND winner <> 'none'", player)
+    as_white = one(db, "SELECT count(*) FROM games WHERE white = ? AND winner <> 'none'", player)
+    assert metric_delta(at, "▲先手 · ").startswith(decided_delta(as_black))
+    assert metric_delta(at, "△後手 · ").startswith(decided_delta(as_white))
+    opponent = at.selectbox(key="opponent").value
+    between = one(db, "SELECT count(*) FROM games WHERE ((black = ? AND white = ?) OR (black = ? "
+                      "AND white = ?)) AND winner <> 'none'", player, opponent, opponent, player)
+    assert metric_delta(at, f"{player}'s score").startswith(decided_delta(between))
+    everyone = table(at, "players-table")
+    assert "decided" in shown_columns(at, "players-table")
+    row = everyone[everyone["player"] == player].iloc[0]
+    assert row["decided"] == one(db, "SELECT count(*) FROM games WHERE (black = ? OR white = ?) "
+                                     "AND winner <> 'none'", player, player)
+    assert "decided" in shown_columns(at, f"openings-{player}")
+    assert "decided" in shown_columns(at, f"castles-{player}")
+
+
+def metric_delta(at: AppTest, label: str) -> str:
+    found = [m.delta for m in at.metric if shown(m.label).startswith(label)]
+    assert found, (label, [m.label for m in at.metric])
+    return found[0]

@@ -133,7 +133,8 @@ def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index
     """One move played next: its button (the move's text), then its games, share, result bar,
     ▲'s score and the latest date. A click anywhere on the row is a click on the button
     (``style.py`` stretches the button over its row)."""
-    score = Results(m["black_wins"], m["white_wins"], m["draws"], m["other"]).score()
+    played = Results(m["black_wins"], m["white_wins"], m["draws"], m["other"])
+    score = played.score()
     black, white = (display.side_name(side, handicap) for side in ("black", "white"))
     with st.container(horizontal=True, gap="small", vertical_alignment="center",
                       key=f"move-row-{index}"):
@@ -148,6 +149,8 @@ def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index
             f'{m["other"]:,}">'
             + display.result_bar(m["black_wins"], m["draws"], m["white_wins"], m["other"])
             + f'</span><span class="n">{_percent(score)}</span>'
+            f'<span class="n decided" title="{escape(black)}\'s score is over '
+            f'{played.decided:,} decided games">{played.decided:,}</span>'
             f'<span class="latest">{escape(m["latest_date"] or "—")}</span></div>',
             unsafe_allow_html=True)
 
@@ -166,7 +169,9 @@ def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
             f'<div class="kifudb-move-stats"><span class="n">Games</span>'
             f'<span class="n">Share</span><span class="bar">▲勝 · 分 · △勝</span>'
             f'<span class="n" title="{escape(black)}\'s score (a draw counts half) over the '
-            f'decided games">▲ score</span><span class="latest">Latest</span></div></div>',
+            f'decided games">▲ score</span><span class="n decided" title="The decided games (a win '
+            f'or a draw) the score stands on">decided</span><span class="latest">Latest</span>'
+            f'</div></div>',
             unsafe_allow_html=True)
         for index, m in enumerate(found[:SHOWN]):
             move_row(m, total, start, moves, handicap, index)

@@ -80,11 +80,13 @@ def label_panel(label: str, rates: list, chosen: GameFilter) -> None:
                 continue
             cell.metric(f"{display.SIDES[side]} · {row['games']:,} games",
                         display.score_text(row["score"]), border=True,
-                        delta=f"95%: {display.score_text(row['ci_low'])}–"
+                        delta=f"of {row['decided']:,} decided · 95%: "
+                              f"{display.score_text(row['ci_low'])}–"
                               f"{display.score_text(row['ci_high'])}" if row["ci_low"] is not None
-                        else None, delta_color="off", delta_arrow="off",
+                        else "no decided game", delta_color="off", delta_arrow="off",
                         help=f"{row['wins']} wins, {row['losses']} losses, {row['draws']} draws "
-                             f"for the side that played it")
+                             f"for the side that played it; the score is over its "
+                             f"{row['decided']:,} decided games (a draw counts half)")
         st.markdown("**Example games** (newest first)")
         games_table(examples, key=f"examples-{label}", height=min(38 + 35 * len(examples), 400))
 
@@ -150,9 +152,11 @@ def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
     st.dataframe(frame, key=key, hide_index=True, on_select=study(key, [r["label"] for r in shown]),
                           selection_mode=CLICK, width="stretch",
                           column_order=["name", "side", "games", "wins", "losses", "draws",
-                                        "score", "interval"],
+                                        "decided", "score", "interval"],
                           column_config={
                               "name": st.column_config.TextColumn(display.KINDS[kind]),
+                              "decided": st.column_config.NumberColumn(
+                                  "decided", help="The decided games the score stands on"),
                               "score": st.column_config.ProgressColumn(
                                   "score", format="percent", min_value=0.0, max_value=1.0),
                               "interval": st.column_config.TextColumn("95% interval")})
@@ -175,11 +179,13 @@ def pairings_tab(kind: str, chosen: GameFilter, min_games: int) -> None:
                            + display.score_text(r["ci_high"])} for r in rows])
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_order=["black", "white", "games", "black_wins", "white_wins", "draws",
-                               "black_score", "interval"],
+                               "decided", "black_score", "interval"],
                  column_config={
                      "black": st.column_config.TextColumn("▲先手"),
                      "white": st.column_config.TextColumn("△後手"),
                      "black_wins": st.column_config.NumberColumn("▲ wins"),
+                     "decided": st.column_config.NumberColumn(
+                         "decided", help="The decided games the score stands on"),
                      "white_wins": st.column_config.NumberColumn("△ wins"),
                      "black_score": st.column_config.ProgressColumn(
                          "▲ score", format="percent", min_value=0.0, max_value=1.0),

@@ -38,19 +38,27 @@ def seat_rows(rows: list, player: str, opponent: str | None = None) -> list:
 
 
 def score_metric(cell, title: str, side: dict) -> None:
-    interval = (f"95%: {display.score_text(side['ci_low'])}–{display.score_text(side['ci_high'])}"
-                if side.get("ci_low") is not None else None)
     cell.metric(f"{title} · {side['games']:,} games", display.score_text(side["score"]),
-                delta=interval, delta_color="off", delta_arrow="off", border=True,
-                help=f"{side['wins']} wins, {side['losses']} losses, {side['draws']} draws")
+                delta=decided_text(side), delta_color="off", delta_arrow="off", border=True,
+                help=f"{side['wins']} wins, {side['losses']} losses, {side['draws']} draws; "
+                     f"the score is over the {side['decided']:,} decided games (a draw counts "
+                     f"half)")
+
+
+def decided_text(record: dict) -> str:
+    """The decided games a score stands on, and its 95% interval: "of N decided · 95%: a–b"."""
+    if record.get("ci_low") is None:
+        return "no decided game"
+    return (f"of {record['decided']:,} decided · 95%: {display.score_text(record['ci_low'])}–"
+            f"{display.score_text(record['ci_high'])}")
 
 
 def everyone(listed: list) -> None:
     """The table of players; a click opens one (at the top of the page)."""
     st.subheader(f"{len(listed):,} players" + (" (the most active)" if len(listed) >= LISTED
                                                else ""))
-    frame = pd.DataFrame(listed, columns=["player", "games", "wins", "losses", "draws", "score",
-                                          "ci_low", "ci_high"])
+    frame = pd.DataFrame(listed, columns=["player", "games", "wins", "losses", "draws",
+                                          "decided", "score", "ci_low", "ci_high"])
     def open_player():
         row = picked_in("players-table")
         if row is not None and row < len(listed):
@@ -60,6 +68,8 @@ def everyone(listed: list) -> None:
                           selection_mode=CLICK, width="stretch", height=560,
                           placeholder="—",
                           column_config={
+                              "decided": st.column_config.NumberColumn(
+                                  "decided", help="The decided games the score stands on"),
                               "score": st.column_config.ProgressColumn(
                                   "score", format="percent", min_value=0.0, max_value=1.0),
                               "ci_low": st.column_config.NumberColumn("95% low",
@@ -75,14 +85,18 @@ def labels_table(rows: list, kind: str, key: str) -> None:
     frame = pd.DataFrame([{**r, "name": display.label_text(r["label"])} for r in rows])
     shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
                           selection_mode=CLICK, width="stretch", placeholder="—",
-                          column_order=["name", "games", "wins", "losses", "draws", "score"],
+                          column_order=["name", "games", "wins", "losses", "draws", "decided",
+                                        "score"],
                           column_config={
                               "name": st.column_config.TextColumn(display.KINDS[kind],
-                                                                  width=168),
-                              "games": st.column_config.NumberColumn(width=56),
+                                                                  width=116),
+                              "games": st.column_config.NumberColumn(width=48),
                               "wins": st.column_config.NumberColumn("+", width=40),
                               "losses": st.column_config.NumberColumn("−", width=40),
                               "draws": st.column_config.NumberColumn("=", width=40),
+                              "decided": st.column_config.NumberColumn(
+                                  "decided", width=60,
+                                  help="The decided games the score stands on"),
                               "score": st.column_config.ProgressColumn(
                                   "score", format="percent", min_value=0.0, max_value=1.0,
                                   width=96)},
@@ -112,10 +126,7 @@ def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
     cells[1].metric("Wins · draws · losses", f"{record['wins']} · {record['draws']} · "
                                              f"{record['losses']}", border=True)
     cells[2].metric(f"{display.plain(player)}'s score", display.score_text(record["score"]),
-                    border=True,
-                    delta=(f"95%: {display.score_text(record['ci_low'])}–"
-                           f"{display.score_text(record['ci_high'])}"
-                           if record["ci_low"] is not None else None),
+                    border=True, delta=decided_text(record),
                     delta_color="off", delta_arrow="off")
     games_table(seat_rows(record["games"], player, opponent), key=f"h2h-{player}-{opponent}",
                 ply=False,
