@@ -18,7 +18,6 @@ or in the replay of one game becomes an ``internal_error`` finding and the other
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sys
 from array import array
@@ -33,7 +32,7 @@ from core.move import Move, move_code
 from core.outcome import Reason, Winner
 from ingest.read import FileRead, decoded, load, parse, worker_context
 from ingest.record import GameRecord
-from ingest.validate import ValidatedGame, validate_record
+from ingest.validate import ValidatedGame, fingerprint, validate_record
 from labels.classify import GameLabels, classify_game
 
 #: one row of ``StoredGame.move_rows``: a move as written, on its line, with its replayed USI
@@ -214,9 +213,8 @@ def _internal(error: Exception, line, doing: str) -> Finding:
 def _broken_game(read: FileRead, record: GameRecord, error: Exception) -> StoredGame:
     """A game whose replay failed inside kifudb: no moves, and the finding that says so."""
     finding = _internal(error, record.first_line, "replaying this game")
-    # identified by what it says as written, so that two broken games never become one
-    written = "\n".join([record.start_sfen, *(m.text for m in record.moves)])
-    identity = hashlib.blake2b(written.encode("utf-8", "replace"), digest_size=8).hexdigest()
+    # identified by its moves as written, so that two broken games never become one
+    identity = fingerprint(record.start_sfen, [], 0, [m.text for m in record.moves])
     return StoredGame(read.path, record.index, record.format, record.encoding, record.first_line,
                       {}, record.headers, record.start_sfen, array("H"), array("Q"), None, None,
                       None, Winner.NONE, Reason.UNKNOWN,

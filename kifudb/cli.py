@@ -64,19 +64,7 @@ def _store_message(error: Exception):
         return None
     from store.diagnose import diagnose
 
-    for root in _open_roots():
-        message = diagnose(error, root, check=False)
-        if message is not None:
-            return message
-    return None
-
-
-def _open_roots() -> list:
-    """The folders of the stores this process opened (``store.engine``'s cache)."""
-    engine = sys.modules.get("store.engine")
-    roots = list(getattr(engine, "_ENGINES", {})) if engine is not None else []
-    from store import DEFAULT_STORE
-    return roots + [Path(DEFAULT_STORE).resolve()]
+    return diagnose(error, None, check=False)
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

@@ -51,13 +51,13 @@ def first_damage(root) -> Optional[str]:
 
 def diagnose(error: BaseException, root, check: Optional[bool] = None,
              checker: Callable = first_damage) -> Optional[str]:
-    """The message for ``error`` raised reading the store at ``root``, or None if it is not the
-    store's. ``check``: look at the store's files when the error names none (None: when it
+    """The message for ``error`` raised reading the store at ``root`` (None: the store its
+    message names), or None if it is not the store's. ``check``: look at the store's files when the error names none (None: when it
     came from a store library); ``checker(root)`` does the looking (the dashboard caches it)."""
     from store.folder import damage_message
 
     chain = causes(error)
-    root = Path(root).resolve()
+    root = Path(root).resolve() if root is not None else None
     worded = next((c for c in chain if isinstance(c, StoreError)), None)
     if worded is not None and str(worded).startswith("store damaged"):
         return str(worded)
@@ -69,7 +69,7 @@ def diagnose(error: BaseException, root, check: Optional[bool] = None,
         check = worded is not None or any(isinstance(c, OSError) and c.errno == 28 or
                                           type(c).__module__.split(".")[0] in LIBRARIES
                                           for c in chain)
-    found = checker(root) if check else None
+    found = checker(root) if check and root is not None else None
     if found is not None:
         return found
     if worded is not None:  # not damage: a foreign store, a full disk, an unreadable manifest…

@@ -43,6 +43,7 @@ import shutil
 import time
 import uuid
 from pathlib import Path
+from typing import Optional
 
 import duckdb
 import pyarrow as pa
@@ -435,17 +436,20 @@ def _column(name: str) -> str:
     return f'"{name}"'
 
 
-def damage_message(error: Exception, root: Path) -> str | None:
-    """The "store damaged" message of a DuckDB or Arrow error that names one of the store's
-    batch files, else None."""
+def damage_message(error: Exception, root: Optional[Path] = None) -> str | None:
+    """The "store damaged" message of a DuckDB or Arrow error that names one of the batch files
+    of the store at ``root`` (None: whichever store the path in the error belongs to), else
+    None."""
     text = str(error)
-    match = re.search("(?:" + re.escape(str(root)) + r"|STORE)/batches/(b\d{6})/(\w+\.parquet)",
-                      text)
-    if match is None or match.group(2)[:-len(".parquet")] not in TABLES \
+    folder = "STORE|" + (re.escape(str(root)) if root is not None else r"/[^'\"\n]+?")
+    match = re.search(f"({folder})/batches/(b\\d{{6}})/(\\w+)\\.parquet", text)
+    if match is None or match.group(3) not in TABLES \
             or text.startswith("Permission Error"):  # a file a query may not read: not damage
         return None
+    if root is None:
+        root = Path(match.group(1))
     reason = text.splitlines()[0].replace(str(root), "STORE")
-    return _damaged(root, root / "batches" / match.group(1) / match.group(2), reason)
+    return _damaged(root, root / "batches" / match.group(2) / f"{match.group(3)}.parquet", reason)
 
 
 def _damaged(root: Path, file: Path, reason: str) -> str:

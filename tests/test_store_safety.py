@@ -285,3 +285,17 @@ def test_repair_rebuilds_a_lost_manifest_from_the_batches(tmp_path):
     assert games(Store(store.root)) == 14
     report = ingest_paths([SAMPLES, KIF], store.root)  # the store works again
     assert report.files_read == 0 and report.stale_labels
+
+
+def test_an_ingest_into_a_damaged_store_says_which_file(tmp_path):
+    from click.testing import CliRunner
+
+    from kifudb.cli import main
+    store = Store(tmp_path / "my store")  # a space in the path too
+    ingest_paths([SAMPLES], store.root)
+    damaged = store.batch_dir("b000001") / "games.parquet"
+    damaged.write_bytes(damaged.read_bytes()[:200] + b"\0" * 50 + damaged.read_bytes()[-8:])
+    result = CliRunner().invoke(main, ["ingest", str(KIF), "--store", str(store.root)])
+    assert result.exit_code == 1, result.output
+    assert "store damaged: batch b000001, file games.parquet" in result.output
+    assert f"kifudb check --store {store.root}" in result.output
