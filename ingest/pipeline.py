@@ -24,7 +24,7 @@ from array import array
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from core.findings import ERROR, Finding
 from core.handicap import canonical_name, handicap_name
@@ -110,10 +110,13 @@ class FileGames:
 
 
 def read_file(path, labels: bool = False, positions: bool = False,
-              lines: bool = False) -> FileGames:
+              lines: bool = False, on_game: Optional[Callable[[int, int], None]] = None
+              ) -> FileGames:
     """Read, replay and (``labels``) label every game of one file; never raises. ``positions``
-    adds each game's SFENs, ``lines`` every move of every line as written (``move_rows``)."""
-    return _read_games(*load(path), labels, positions, lines)
+    adds each game's SFENs, ``lines`` every move of every line as written (``move_rows``).
+    ``on_game(done, total)`` is called after each game is replayed (a progress bar moves
+    while one big file is read)."""
+    return _read_games(*load(path), labels, positions, lines, on_game)
 
 
 def read_data(data: bytes, path: str = "", labels: bool = False, positions: bool = False,
@@ -123,7 +126,8 @@ def read_data(data: bytes, path: str = "", labels: bool = False, positions: bool
 
 
 def _read_games(read: FileRead, text: Optional[str], labels: bool, positions: bool,
-                lines: bool) -> FileGames:
+                lines: bool, on_game: Optional[Callable[[int, int], None]] = None
+                ) -> FileGames:
     """The safety net: a reader bug costs this file, a replay bug this game, never the run."""
     if text is not None:
         try:
@@ -133,11 +137,14 @@ def _read_games(read: FileRead, text: Optional[str], labels: bool, positions: bo
             read.findings.append(Finding(ERROR, "reader_error", f"the {read.format} reader "
                                          f"failed: {type(error).__name__}: {error}"))
     result = FileGames(read.path, read.format, read.encoding, findings=read.findings)
-    for record in read.records:
+    total = len(read.records)
+    for done, record in enumerate(read.records, 1):
         try:
             result.games.append(stored_game(read.path, record, labels, positions, lines))
         except Exception as error:
             result.games.append(_broken_game(read, record, error))
+        if on_game is not None:
+            on_game(done, total)
     return result
 
 
@@ -228,22 +235,35 @@ def read_files(paths: list, jobs: int = 1, progress: Optional[str] = None,
     processes; ``progress`` names a progress bar on standard error. With several jobs, files go
     to the workers in small chunks and at most a few chunks per worker are read ahead, so
     results never pile up while the caller writes them. The bar counts the bytes read (a big
-    file moves it as much as its size, not as one file of many) and says the games found."""
+    file moves it as much as its size, not as one file of many) and says the games found; a
+    file read in this process moves it game by game while it is replayed."""
     paths = list(paths)
     bar = sizes = None
+    # the file being read, the bytes of it already shown, the games of the files done
+    state = {"file": 0, "shown": 0, "games": 0}
     if progress:
         from tqdm import tqdm
         sizes = [_size(path) for path in paths]
+        # miniters=1: redrawn every mininterval (the byte steps are too uneven for tqdm's guess)
         bar = tqdm(total=sum(sizes), unit="B", unit_scale=True, unit_divisor=1024,
-                   file=sys.stderr, desc=progress, leave=False)
-    games = 0
+                   file=sys.stderr, desc=progress, leave=False, miniters=1)
+
+        def show(games: int, shown: int) -> None:
+            bar.set_postfix_str(f"file {state['file'] + 1} of {len(paths)}, games {games:,}",
+                                refresh=False)
+            bar.update(shown - state["shown"])
+            state["shown"] = shown
+
+        if jobs <= 1 or len(paths) < 2:  # read here: the bar moves game by game
+            options = {**options, "on_game": lambda done, total: show(
+                state["games"] + done, sizes[state["file"]] * done // total)}
     try:
-        for i, read in enumerate(_read_all(paths, jobs, options)):
+        for read in _read_all(paths, jobs, options):
             if bar is not None:
-                games += len(read.games)
-                bar.set_postfix_str(f"file {i + 1} of {len(paths)}, games {games:,}",
-                                    refresh=False)
-                bar.update(sizes[i])
+                state["games"] += len(read.games)
+                show(state["games"], sizes[state["file"]])
+                state["file"] += 1
+                state["shown"] = 0
             yield read
     finally:
         if bar is not None:

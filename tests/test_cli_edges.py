@@ -111,6 +111,33 @@ def test_progress_bars_count_bytes_and_games(tmp_path):
     assert f"/{size / 1024:.1f}k " in caught.getvalue()  # the bytes of both files
 
 
+def test_one_big_file_moves_the_bar_game_by_game(monkeypatch):
+    """The bar does not sit still while one file of many games is read: each replayed game
+    is reported (``on_game``), and ``read_files`` turns the reports into bytes on the bar."""
+    from ingest.pipeline import read_file, read_files
+    import io
+    import contextlib
+
+    big = Path(__file__).parent / "fixtures" / "usi" / "openings.usi"
+    calls = []
+    read = read_file(str(big), on_game=lambda done, total: calls.append((done, total)))
+    assert len(read.games) == 2000
+    assert calls[0] == (1, 2000) and calls[999] == (1000, 2000) and calls[-1] == (2000, 2000)
+
+    import functools
+    import tqdm
+
+    # tqdm draws every update (not one each 0.1 s), so that what is drawn does not hang on speed
+    monkeypatch.setattr(tqdm.tqdm, "__init__",
+                        functools.partialmethod(tqdm.tqdm.__init__, mininterval=0))
+    caught = io.StringIO()
+    with contextlib.redirect_stderr(caught):
+        list(read_files([str(big)], progress="reading"))
+    shown = re.findall(r"games ([\d,]+)", caught.getvalue())
+    counts = {int(games.replace(",", "")) for games in shown}
+    assert len({count for count in counts if 0 < count < 2000}) > 100, sorted(counts)[:9]
+
+
 # ----- counts, paths -------------------------------------------------------------------------------
 
 
