@@ -23,6 +23,7 @@ from core.notation import ki2_move
 from core.notation.usi import parse_position_line
 from core.position import Position
 from dashboard.board import game_position
+from dashboard.nav import set_url
 from dashboard.display import message
 
 #: The largest game id and ply a URL may ask for (JavaScript's whole numbers, and 32-bit plies).
@@ -123,11 +124,11 @@ def _integer(text, name: str, low: int, high: int) -> int:
 
 
 def _set_url(**values) -> None:
-    for name in PARAMETERS:
-        if name not in values and name in st.query_params:
-            del st.query_params[name]
-    for name, value in values.items():
-        st.query_params[name] = str(value)
+    """Put the position ``values`` in the URL in one change (one history entry), keeping the
+    parameters that are not a position's (the search page's ``mirror``)."""
+    kept = {name: value for name, value in st.query_params.to_dict().items()
+            if name not in PARAMETERS}
+    set_url({**kept, **values})
 
 
 def form(key: str, submit: str = "Search") -> bool:

@@ -286,6 +286,29 @@ def test_position_search_and_a_click_to_the_game(server, tab, db):
     assert boards(tab)[0] == target.sfen(move_number=False)
 
 
+def test_search_and_its_mirror_toggle_each_make_one_history_entry(server, tab):
+    """A search and a flip of the mirror toggle are one step each of the browser's history
+    (the toggle, bound to the URL, used to add a second entry to a search)."""
+    visit(tab, f"{server}/search", "Give a position")
+    entries = tab.evaluate("history.length")
+    tab.get_by_role("textbox", name="Moves from the start").fill("2g2f 8c8d")
+    tab.get_by_role("button", name="Search").click()
+    tab.wait_for_url(re.compile(r"/search\?moves=2g2f(\+|%20)8c8d$"))
+    settle(tab, "occurrences in")
+    assert tab.evaluate("history.length") == entries + 1
+    tab.get_by_text("Also the mirror image").click()
+    tab.wait_for_url(re.compile(r"moves=2g2f(\+|%20)8c8d&mirror=true$"))
+    settle(tab, "occurrences in")
+    assert tab.evaluate("history.length") == entries + 2
+    tab.go_back()
+    tab.wait_for_url(re.compile(r"/search\?moves=2g2f(\+|%20)8c8d$"))
+    settle(tab, "occurrences in")
+    assert not tab.get_by_role("switch", name=re.compile("mirror image")).is_checked()
+    tab.go_back()
+    tab.wait_for_url(re.compile(r"/search$"))
+    settle(tab, "Give a position")
+
+
 def test_search_shows_bad_input_as_a_message(server, tab):
     visit(tab, f"{server}/search?sfen={quote('lnsgkgsnl/9/9 b - 1')}", "cannot be shown")
     assert "bad SFEN" in tab.locator('[data-testid="stAlert"]').first.inner_text()

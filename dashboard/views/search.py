@@ -52,6 +52,21 @@ def hits_page(sfen: str, position, mirror: bool, total: int) -> None:
     st.selectbox("Rows per page", PAGE_SIZES, index=1, key="search-size", width=160)
 
 
+def mirror_toggle() -> bool:
+    """The "mirror image" toggle, kept in the URL's ``mirror`` in one change (one history
+    entry: Back undoes it, as it undoes a search)."""
+    wanted = st.query_params.get("mirror") == "true"
+    if st.session_state.get("mirror-url") != wanted:  # a new URL (a link, Back, Forward)
+        st.session_state["mirror"] = st.session_state["mirror-url"] = wanted
+    mirror = st.toggle("Also the mirror image (left ↔ right)", key="mirror")
+    if mirror != wanted:
+        st.session_state["mirror-url"] = mirror
+        params = {name: value for name, value in st.query_params.to_dict().items()
+                  if name != "mirror"}
+        nav.set_url({**params, "mirror": "true"} if mirror else params)
+    return mirror
+
+
 def main() -> None:
     require_store()
     st.title("局面検索 Position search")
@@ -78,8 +93,7 @@ def main() -> None:
         sfen = position.sfen()
         board.show_board(position, last_move=given.last_move,
                          caption=f"{given.description} · {board.turn_text(position)}")
-        mirror = st.toggle("Also the mirror image (left ↔ right)", key="mirror",
-                           bind="query-params")
+        mirror = mirror_toggle()
         links = st.container(horizontal=True, vertical_alignment="center")
         if links.button("Open in the explorer", icon=nav.EXPLORER.icon):
             if given.start is not None:
