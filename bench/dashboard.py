@@ -124,6 +124,7 @@ def run_dashboard(store_dir: Path, repeats: int = 3) -> dict:
 def run_scales(scales=("100k",), repeats: int = 3) -> dict:
     """The dashboard's timings on the stores of ``bench/results`` (``bench.store.built_store``)."""
     from analytics import stats
+    from bench.browser import run_browser
     from bench.store import built_store, parse_scale, scale_name
 
     result = {}
@@ -135,6 +136,10 @@ def run_scales(scales=("100k",), repeats: int = 3) -> dict:
               f"{view['games']:,} games, {view['positions']:,} positions; AppTest, each page in "
               f"a fresh process; warm: median of {repeats} runs)")
         result[scale_name(n)] = run_dashboard(store_dir, repeats)
+        print(f"\n## the same pages in headless Chromium (bench/browser.py: a fresh `kifudb "
+              f"dashboard`; cold: the first visit, warm: the median of {repeats} reloads; until "
+              f"drawn)")
+        result[scale_name(n) + " browser"] = run_browser(store_dir, repeats)
     return result
 
 

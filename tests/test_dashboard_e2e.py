@@ -14,24 +14,18 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from analytics.position_input import position_from_moves
+from bench import browser as browser_tools
 from store.folder import Store
 from test_hostile_dashboard import BLACK, EVENT, FILE_NAME, IMG, WHITE, write_hostile_records
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path(os.environ.get("KIFUDB_TEST_OUTPUT") or ROOT / "test-output" / "dashboard")
-EXCEPTION = '[data-testid="stException"]'
 BOARD = 'svg[role="img"][aria-label^="Shogi position"]'
 
 pytestmark = pytest.mark.slow  # a real server and browser: `make test` runs it, `make test-fast` not
@@ -39,60 +33,25 @@ pytestmark = pytest.mark.slow  # a real server and browser: `make test` runs it,
 
 def chromium() -> str:
     """Debian's chromium, or a failure that says how to get it."""
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None and os.path.exists("/usr/bin/chromium"):
-        found = "/usr/bin/chromium"
-    if found is None:
-        pytest.fail("chromium is not installed: the dashboard's end-to-end test drives Debian's "
-                    "chromium through Playwright. Install it with `apt-get install chromium` "
-                    "(the Makefile does), then run the test again.", pytrace=False)
-    return found
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    try:
+        return browser_tools.chromium()
+    except RuntimeError as error:
+        pytest.fail(str(error), pytrace=False)
 
 
 @contextlib.contextmanager
 def dashboard_server(store: Path, folder: Path):
     """``kifudb dashboard --store STORE`` on a free port, started from ``folder`` (outside the
-    project), as a user starts it; its URL (the one the command prints). Killed at the end."""
-    port = free_port()
-    log = open(folder / "streamlit.log", "w+", encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kifudb", "dashboard", "--store", str(store),
-         "--port", str(port), "--address", "127.0.0.1"],
-        cwd=folder, env={**os.environ, "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"},
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                log.seek(0)
-                pytest.fail(f"the server stopped (status {process.returncode}):\n{log.read()}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as answer:
-                    if answer.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("the server did not answer within 60 s")
-            time.sleep(0.2)
-        log.seek(0)
-        assert f"kifudb dashboard on {Path(store).resolve()}: {url}/" in log.read()
-        yield url
-    finally:
-        process.terminate()
+    project), as a user starts it (``bench.browser.dashboard_server``); its URL, which the
+    command must print."""
+    with contextlib.ExitStack() as stack:
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+            url = stack.enter_context(browser_tools.dashboard_server(store, folder))
+        except RuntimeError as error:
+            pytest.fail(str(error), pytrace=False)
+        log = (folder / "streamlit.log").read_text(encoding="utf-8")
+        assert f"kifudb dashboard on {Path(store).resolve()}: {url}/" in log
+        yield url
 
 
 @pytest.fixture(scope="module")
@@ -146,12 +105,7 @@ def tab(browser):
 
 def settle(page, text: str) -> None:
     """Wait for ``text`` on the page and for the script run to end; no exception shown."""
-    page.get_by_text(text, exact=False).first.wait_for(timeout=30_000)
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')",
-                           timeout=30_000)
-    page.wait_for_timeout(300)  # the last elements of the run
-    shown = page.locator(EXCEPTION)
-    assert shown.count() == 0, shown.all_inner_texts()
+    browser_tools.settle(page, text)
 
 
 def visit(page, url: str, text: str) -> None:
