@@ -1,0 +1,150 @@
+"""Training data for shogi engines from the store's games: hcpe (cshogi, dlshogi) and
+PackedSfenValue (YaneuraOu's ``.bin``), one fixed-size record per main-line position that has a
+move played next, every number little-endian.
+
+hcpe, 38 bytes (cshogi's ``HuffmanCodedPosAndEval``):
+
+====== ===== ============ ============================================================
+offset bytes field        value
+====== ===== ============ ============================================================
+0      32    hcp          the position, ``core.packed.huffman_coded_pos``
+32     2     eval         int16: the stored evaluation of the move, the side to move's
+                          view (0 without one)
+34     2     bestMove16   uint16: the move played, cshogi's ``move16``
+36     1     gameResult   int8: 1 Black won, 2 White won, 0 a draw (cshogi's BLACK_WIN,
+                          WHITE_WIN, DRAW)
+37     1     dummy        0
+====== ===== ============ ============================================================
+
+PackedSfenValue, 40 bytes (YaneuraOu's; cshogi's ``PackedSfenValue``):
+
+====== ===== ============ ============================================================
+offset bytes field        value
+====== ===== ============ ============================================================
+0      32    sfen         the position, ``core.packed.packed_sfen``
+32     2     score        int16: as ``eval`` above
+34     2     move         uint16: the move played, YaneuraOu's ``Move16``
+36     2     gamePly      uint16: the position's move number (1 at the start)
+38     1     game_result  int8: 1 the side to move won, -1 it lost, 0 a draw
+39     1     padding      0
+====== ===== ============ ============================================================
+
+The evaluation is the one stored with the move (``moves.score_black``, read from the record's
+comments at ingest): the score of the search that chose the move, i.e. of the position the
+record describes, seen from the side to move; a mate in n plies is ±(32000 - n), as YaneuraOu
+scores it (``analytics.played.engine_score``). Games without a result are left out (a record
+needs one), and so are games whose start lacks a king (a tsume problem: neither packing holds
+one); ``min_ply`` leaves out each game's first positions and ``dedupe`` keeps one record per
+(position, move played)::
+
+    >>> import tempfile, os
+    >>> from store.writer import ingest_paths
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = ingest_paths(["data/samples/records"], folder)
+    >>> output = os.path.join(folder, "games.hcpe")
+    >>> summary = write_training(folder, output, "hcpe")
+    >>> summary["records"] * 38 == os.path.getsize(output), summary["games"] > 0
+    (True, True)
+    >>> write_training(folder, output, "psv", min_ply=10_000)["records"]
+    0
+    >>> import shutil; shutil.rmtree(folder)
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from pathlib import Path
+
+from analytics import checks
+from analytics.filters import GameFilter
+from analytics.played import engine_score, played_games
+from core.move import Move
+from core.packed import (PackingError, apery_move16, huffman_coded_pos, packed_sfen,
+                         yaneuraou_move16)
+from core.pieces import BLACK
+from core.position import Position
+
+__all__ = ["write_training", "FORMATS", "RECORD_SIZE"]
+
+FORMATS = ("hcpe", "psv")
+_HCPE = struct.Struct("<32shHbx")
+_PSV = struct.Struct("<32shHHbx")
+#: bytes per record of each format
+RECORD_SIZE = {"hcpe": _HCPE.size, "psv": _PSV.size}
+_HCPE_RESULT = {"black": 1, "white": 2, "draw": 0}
+
+
+def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(),
+                   min_ply: int = 0, dedupe: bool = False) -> dict:
+    """Write the training records of the games of ``filters`` to the file ``output`` (replaced
+    once complete) and say what was written: ``format``, ``records``, ``games`` (that gave
+    records), ``evaluated`` (records with a stored evaluation), ``duplicates`` (left out by
+    ``dedupe``), ``without_result`` and ``without_kings`` (games left out), ``bytes``."""
+    checks.choice(fmt, "format", FORMATS)
+    checks.at_least(min_ply, "min_ply", 0)
+    output = Path(output)
+    if not output.parent.is_dir():
+        raise ValueError(f"cannot write {output}: no folder {output.parent}")
+    if output.is_dir():
+        raise ValueError(f"cannot write {output}: it is a folder")
+    summary = {"format": fmt, "records": 0, "games": 0, "evaluated": 0, "duplicates": 0,
+               "without_result": 0, "without_kings": 0}
+    seen: set = set()
+    partial = output.with_name(output.name + ".part")
+    try:
+        with open(partial, "wb") as stream:
+            for played in played_games(store, filters):
+                if played.winner not in _HCPE_RESULT:
+                    summary["without_result"] += 1
+                    continue
+                try:
+                    records = _records(played, fmt, min_ply, dedupe, seen, summary)
+                except PackingError:
+                    summary["without_kings"] += 1
+                    continue
+                if records:
+                    stream.write(b"".join(records))
+                    summary["records"] += len(records)
+                    summary["games"] += 1
+        os.replace(partial, output)
+    finally:
+        if partial.exists():
+            partial.unlink()
+    summary["bytes"] = summary["records"] * RECORD_SIZE[fmt]
+    return summary
+
+
+def _records(played, fmt: str, min_ply: int, dedupe: bool, seen: set, summary: dict) -> list:
+    """The records of one game's main line (``PackingError`` if its start lacks a king)."""
+    position = Position.from_sfen(played.start_sfen)
+    if None in position.king_squares:
+        raise PackingError("a king is missing")
+    hcpe = fmt == "hcpe"
+    pack, code = (huffman_coded_pos, apery_move16) if hcpe else (packed_sfen, yaneuraou_move16)
+    winner = played.winner
+    records = []
+    for played_move in played.moves:
+        move = Move.from_usi(played_move.usi)
+        if played_move.ply - 1 >= min_ply:
+            packed, move16 = pack(position), code(move)
+            if dedupe:
+                key = packed + move16.to_bytes(2, "little")
+                if key in seen:
+                    summary["duplicates"] += 1
+                    position.push(move)
+                    continue
+                seen.add(key)
+            black_to_move = position.turn == BLACK
+            score = engine_score(played_move.score_black, played_move.mate, black_to_move)
+            if score is not None:
+                summary["evaluated"] += 1
+            if hcpe:
+                records.append(_HCPE.pack(packed, score or 0, move16, _HCPE_RESULT[winner]))
+            else:
+                result = 0 if winner == "draw" else (
+                    1 if (winner == "black") == black_to_move else -1)
+                records.append(_PSV.pack(packed, score or 0, move16,
+                                         min(position.move_number, 0xFFFF), result))
+        position.push(move)
+    return records

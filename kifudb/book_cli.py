@@ -1,0 +1,39 @@
+"""``kifudb book``: an opening book in YaneuraOu's format (``analytics.book``) from the moves
+played in the store's games, chosen by the same filters as ``kifudb explore`` and ``kifudb
+stats``.
+
+    kifudb book --store data/store --output book.db --min-games 2 --max-ply 40 --from 2010-01-01
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kifudb.output import plural, printable
+from kifudb.store_cli import _guard, _open_store, _store_option, game_filter, game_filter_options
+
+__all__ = ["book"]
+
+
+@click.command()
+@_store_option
+@click.option("--output", "-o", required=True,
+              type=click.Path(dir_okay=False, writable=True, path_type=Path),
+              help="The book file to write (YaneuraOu's book.db format; replaced).")
+@click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True,
+              metavar="N", help="Keep the moves played in at least N games.")
+@click.option("--max-ply", type=click.IntRange(min=1), metavar="N",
+              help="Only each game's first N moves (default: every move).")
+@game_filter_options
+@_guard
+def book(store_dir: Path, output: Path, min_games: int, max_ply, **options) -> None:
+    """Write an opening book (YaneuraOu's #YANEURAOU-DB2016 format) of the moves played."""
+    from analytics.book import write_book
+
+    filters = game_filter(options)
+    store = _open_store(store_dir)
+    written = write_book(store, output, filters=filters, min_games=min_games, max_ply=max_ply)
+    click.echo(f"{printable(output)}: {plural(written['positions'], 'position')}, "
+               f"{plural(written['moves'], 'move')} from {plural(written['games'], 'game')}")
