@@ -4,17 +4,18 @@ Handicap games name their sides 下手 and 上手."""
 
 from __future__ import annotations
 
-import pandas as pd
+import polars as pl
 import streamlit as st
 
 from dashboard import nav
 from dashboard.display import is_handicap, result_text
 from dashboard.tables import CLICK, picked
 
-#: Column widths (pixels) that fit the table beside a board at 1400 px; the event takes the
-#: rest (and is cut short when long).
-_WIDTHS = {"game": 50, "ply": 40, "date": 86, "black": 96, "white": 96, "result": 120,
-           "next": 66, "event": 72, "mirrored": 52}
+#: Column widths (pixels) that fit the table beside a board at 1400 px, and under it at 820 px
+#: (the search's seven columns in 566 px); the event takes the rest (and is cut short when
+#: long).
+_WIDTHS = {"game": 46, "ply": 40, "date": 82, "black": 90, "white": 90, "result": 108,
+           "next": 60, "event": 72, "mirrored": 52}
 
 
 def _columns(sides: tuple) -> dict:
@@ -46,7 +47,7 @@ def side_headers(rows: list) -> tuple:
     return "▲先手/下手", "△後手/上手"
 
 
-def games_frame(rows: list, ply: bool = True, extra: tuple = ()) -> pd.DataFrame:
+def games_frame(rows: list, ply: bool = True, extra: tuple = ()) -> pl.DataFrame:
     """The rows (dicts of ``game``, ``black``, ``white``, ``date``, ``event``, ``winner``,
     ``reason`` and maybe ``handicap``, ``ply``, ``next``, ``mirrored``…) as the table shows
     them."""
@@ -57,7 +58,7 @@ def games_frame(rows: list, ply: bool = True, extra: tuple = ()) -> pd.DataFrame
                 "date": row.get("date") or "—", "black": row.get("black") or "?",
                 "white": row.get("white") or "?", "event": row.get("event") or ""}
                for row in rows]
-    return pd.DataFrame.from_records(records, columns=columns)
+    return pl.from_dicts(records, schema=columns, infer_schema_length=None)
 
 
 def games_table(rows: list, key: str, ply: bool = True, extra: tuple = (),

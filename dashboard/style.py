@@ -7,7 +7,9 @@
 - a column holding a table is at least ``TABLE_MIN`` pixels wide, or goes under its
   neighbour;
 - the main area uses the window's width (narrower side margins than Streamlit's), so that tables
-  beside a board show all their columns at 1400 px;
+  beside a board show all their columns at 1400 px; in a window narrower than ``NARROW`` pixels
+  the sidebar is ``SIDEBAR_NARROW`` pixels wide (not 300), so that tables keep all their columns
+  at 820 px too;
 - the explorer's moves: each row's button (the move) is stretched over its row, so that a
   click anywhere on the row plays the move; the row's figures line up under the header, and
   the latest date is left out when the list is narrow.
@@ -22,6 +24,8 @@ import streamlit as st
 BOARD_MIN, SIDE_MIN, BOARD_MAX = 350, 440, 460
 #: The least width of any column that holds a table (else it goes under its neighbour).
 TABLE_MIN = 380
+#: Below this window width (pixels) the sidebar is ``SIDEBAR_NARROW`` pixels wide.
+NARROW, SIDEBAR_NARROW = 1000, 220
 
 CSS = f"""
 [data-testid="stMainBlockContainer"] {{
@@ -44,6 +48,12 @@ CSS = f"""
   min-width: min(100%, {TABLE_MIN}px);
 }}
 .kifudb-board svg {{ display: block; }}
+@media (max-width: {NARROW}px) {{
+  [data-testid="stSidebar"] {{
+    width: {SIDEBAR_NARROW}px !important; min-width: {SIDEBAR_NARROW}px !important;
+  }}
+  [data-testid="stMainBlockContainer"] {{ padding-left: 1rem; padding-right: 1rem; }}
+}}
 
 .st-key-moves-list {{ container-type: inline-size; }}
 .kifudb-move-head {{
@@ -64,7 +74,7 @@ CSS = f"""
   width: 6.4em; flex: none; text-align: right; white-space: nowrap;
   font-variant-numeric: tabular-nums; color: rgba(49, 51, 63, 0.7);
 }}
-@container (max-width: 520px) {{
+@container (max-width: 600px) {{
   .kifudb-move-stats .latest, .kifudb-move-head .latest {{ display: none; }}
 }}
 [class*="st-key-move-row-"] {{

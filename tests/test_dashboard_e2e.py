@@ -161,15 +161,14 @@ def layout(page) -> dict:
 READABLE = 340
 
 
-def check_layout(page, wide: bool) -> None:
-    """Boards readable, no button label cut short, the explorer's rows whole; at 1400 px
-    (``wide``) every table shows all its columns."""
+def check_layout(page) -> None:
+    """Boards readable, no button label cut short, the explorer's rows whole, every table
+    showing all its columns (no sideways scrolling)."""
     page.locator(BOARD).first.wait_for(timeout=30_000)
     found = layout(page)
     assert found["boards"] and min(found["boards"]) >= READABLE, found
     assert not found["cut"] and not found["rows"], found
-    if wide:
-        assert not found["grids"], found
+    assert not found["grids"], found
 
 
 # ----- the pages ----------------------------------------------------------------------------------
@@ -192,7 +191,7 @@ def test_explorer_steps_through_moves(server, tab):
     ← step forward and back; the browser's Back and Forward step through the moves one by one
     (Back used to go to the start, then forward again: two history entries a step)."""
     visit(tab, f"{server}/explorer", "moves played next")
-    check_layout(tab, wide=True)
+    check_layout(tab)
     row = tab.locator(".st-key-move-row-0")  # the most played first move: ▲７六歩
     box = row.bounding_box()
     row.click(position={"x": box["width"] - 12, "y": box["height"] / 2})  # on its date
@@ -232,7 +231,7 @@ def test_position_search_and_a_click_to_the_game(server, tab, db):
                        "FROM games)", [target.key()]).fetchone()[0]
     assert tab.get_by_text(f"{count:,} occurrences in").count() == 1
     assert boards(tab) == [target.sfen(move_number=False)]
-    check_layout(tab, wide=True)  # result, next and event used to be out of view
+    check_layout(tab)  # result, next and event used to be out of view
     screenshot(tab, "04-search")
     click_row(tab, 0, 0)  # in the middle of the row (it took a click on its 16-px checkbox)
     tab.wait_for_url(re.compile(r"/game\?game=\d+&ply=3"))
@@ -276,7 +275,7 @@ def test_game_viewer_moves_with_buttons_and_keys(server, tab, db):
                       "count(DISTINCT line) DESC, game LIMIT 1").fetchone()[0]
     visit(tab, f"{server}/game?game={game}&ply=3", "Variations")
     assert "ply=3" in tab.url
-    check_layout(tab, wide=True)
+    check_layout(tab)
     at = {3: board_of(tab)}
     tab.locator(".st-key-forward button").first.click()
     tab.wait_for_url(re.compile(r"ply=4$"))
@@ -308,6 +307,53 @@ def test_game_viewer_moves_with_buttons_and_keys(server, tab, db):
     assert board_of(tab) == at[3]
     tab.get_by_role("tab", name="Variations").click()
     screenshot(tab, "05-game")
+
+
+def test_game_viewer_evaluation_graph_a_click_goes_to_that_ply(server, tab, db):
+    """The graph of an engine game's scores is drawn under the board; a click on it (the ply
+    nearest the click) goes there, one step in the browser's history."""
+    game, moves = db.execute(
+        "SELECT game, count(*) FROM moves WHERE line = 0 AND score_black IS NOT NULL GROUP BY "
+        "game ORDER BY count(*) DESC, game LIMIT 1").fetchone()
+    visit(tab, f"{server}/game?game={game}&ply=10", "10手")
+    chart = tab.locator('[data-testid="stVegaLiteChart"]').first
+    chart.wait_for(timeout=60_000)
+    before = board_of(tab)
+    box = tab.locator('[data-testid="stVegaLiteChart"] canvas, '
+                      '[data-testid="stVegaLiteChart"] svg.marks').first.bounding_box()
+    tab.mouse.click(box["x"] + box["width"] * 0.75, box["y"] + box["height"] * 0.5)
+    tab.wait_for_url(lambda url: "ply=10" not in url)
+    settle(tab, "手")
+    ply = int(re.search(r"ply=(\d+)", tab.url).group(1))
+    assert moves * 0.5 < ply <= moves and board_of(tab) != before
+    screenshot(tab, "05b-evaluation-graph")
+    tab.go_back()
+    tab.wait_for_url(re.compile(r"ply=10$"))
+    settle(tab, "10手")
+    assert board_of(tab) == before
+
+
+def test_game_viewer_downloads_the_game(server, tab, db):
+    """The Record tab's buttons download the game as a file of each format, which reads back as
+    the stored game (the same fingerprint); the KIF text and the board diagram are there to
+    copy."""
+    from ingest.read import read_bytes
+    from ingest.validate import validate_record
+
+    game, fingerprint = db.execute("SELECT game, fingerprint FROM games WHERE valid AND moves > "
+                                   "40 ORDER BY game LIMIT 1").fetchone()
+    visit(tab, f"{server}/game?game={game}&ply=0", "開始局面")
+    tab.get_by_role("tab", name="Record").click()
+    for fmt in ("kif", "ki2", "csa", "jkf", "usi"):
+        with tab.expect_download() as info:
+            tab.locator(f".st-key-download-{fmt}-{game} button").click()
+        download = info.value
+        assert download.suggested_filename == f"game-{game}.{fmt}"
+        read = read_bytes(Path(download.path()).read_bytes(), download.suggested_filename)
+        assert validate_record(read.records[0]).fingerprint == fingerprint, fmt
+    tab.get_by_text("KIF text (to copy)").click()
+    settle(tab, "#KIF version=2.0 encoding=UTF-8")
+    screenshot(tab, "05c-game-downloads")
 
 
 def test_flip_and_filters_follow_from_page_to_page(server, tab, db):
@@ -344,7 +390,7 @@ def test_statistics_pages(server, tab, path, text, name):
     visit(tab, server + path, text)
     tab.locator(BOARD).first.wait_for(timeout=30_000)
     settle(tab, text)
-    check_layout(tab, wide=True)  # the players' +, −, = used to be out of view
+    check_layout(tab)  # the players' +, −, = used to be out of view
     screenshot(tab, name)
 
 
@@ -357,7 +403,8 @@ def narrow(browser):
 
 def test_layout_at_820_px(server, narrow, db):
     """At 820 px a board keeps a readable size (the columns beside it go under it: it was
-    170 px wide, the variation board 150 px), no button label is cut short (they read "Ex…"),
+    170 px wide, the variation board 150 px), tables show all their columns (the sidebar is
+    narrower: they scrolled sideways), no button label is cut short (they read "Ex…"),
     and the ▲ vs △ heat-map names every column (it named every other one)."""
     game = db.execute("SELECT game FROM moves WHERE line > 0 GROUP BY game ORDER BY "
                       "count(DISTINCT line) DESC, game LIMIT 1").fetchone()[0]
@@ -366,11 +413,11 @@ def test_layout_at_820_px(server, narrow, db):
                              ("/players", "Head to head", "13-players-820"),
                              (f"/game?game={game}&ply=3", "Variations", "14-game-820")):
         visit(narrow, server + path, text)
-        check_layout(narrow, wide=False)
+        check_layout(narrow)
         screenshot(narrow, name)
     narrow.get_by_role("tab", name="Variations").click()
     narrow.locator(BOARD).nth(1).wait_for(timeout=30_000)
-    check_layout(narrow, wide=False)  # the variation's board too
+    check_layout(narrow)  # the variation's board too
     visit(narrow, f"{server}/openings?kind=opening", "Example games")
     narrow.get_by_role("tab", name="▲ vs △").click()
     axis = narrow.locator('[data-testid="stVegaLiteChart"] svg g[aria-label*="△後手"]').first

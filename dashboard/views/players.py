@@ -8,7 +8,7 @@ records: they are shown as text (``display.plain``, table cells), never read as 
 
 from __future__ import annotations
 
-import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analytics import stats
@@ -57,8 +57,9 @@ def everyone(listed: list) -> None:
     """The table of players; a click opens one (at the top of the page)."""
     st.subheader(f"{len(listed):,} players" + (" (the most active)" if len(listed) >= LISTED
                                                else ""))
-    frame = pd.DataFrame(listed, columns=["player", "games", "wins", "losses", "draws",
-                                          "decided", "score", "ci_low", "ci_high"])
+    frame = pl.from_dicts(listed, schema=["player", "games", "wins", "losses", "draws",
+                                          "decided", "score", "ci_low", "ci_high"],
+                          infer_schema_length=None)
     def open_player():
         row = picked_in("players-table")
         if row is not None and row < len(listed):
@@ -67,22 +68,33 @@ def everyone(listed: list) -> None:
     st.dataframe(frame, key="players-table", hide_index=True, on_select=open_player,
                           selection_mode=CLICK, width="stretch", height=560,
                           placeholder="—",
+                          # widths that fit every column in 566 px (under the board at 820 px)
                           column_config={
+                              "player": st.column_config.TextColumn("player", width=124),
+                              "games": st.column_config.NumberColumn(width=52),
+                              "wins": st.column_config.NumberColumn("+", width=40),
+                              "losses": st.column_config.NumberColumn("−", width=40),
+                              "draws": st.column_config.NumberColumn("=", width=40),
                               "decided": st.column_config.NumberColumn(
-                                  "decided", help="The decided games the score stands on"),
+                                  "decided", width=60,
+                                  help="The decided games the score stands on"),
                               "score": st.column_config.ProgressColumn(
-                                  "score", format="percent", min_value=0.0, max_value=1.0),
-                              "ci_low": st.column_config.NumberColumn("95% low",
-                                                                      format="percent"),
-                              "ci_high": st.column_config.NumberColumn("95% high",
-                                                                       format="percent")})
+                                  "score", format="percent", min_value=0.0, max_value=1.0,
+                                  width=96),
+                              "ci_low": st.column_config.NumberColumn(
+                                  "low", format="percent", width=52,
+                                  help="The score's 95% interval: its lower end"),
+                              "ci_high": st.column_config.NumberColumn(
+                                  "high", format="percent", width=52,
+                                  help="The score's 95% interval: its upper end")})
 
 
 def labels_table(rows: list, kind: str, key: str) -> None:
     if not rows:
         st.caption("None recognised.")
         return
-    frame = pd.DataFrame([{**r, "name": display.label_text(r["label"])} for r in rows])
+    frame = pl.from_dicts([{**r, "name": display.label_text(r["label"])} for r in rows],
+                          infer_schema_length=None)
     shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
                           selection_mode=CLICK, width="stretch", placeholder="—",
                           column_order=["name", "games", "wins", "losses", "draws", "decided",
