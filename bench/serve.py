@@ -1,0 +1,230 @@
+"""The HTTP API under load: ``kifudb serve`` started as a process on a seeded store of
+``bench/results`` (``bench.store.built_store``), queried by a real HTTP client (httpx2, asyncio)
+at 1, 8 and 32 concurrent clients:
+
+- ``/explore`` on **popular** positions: the start and the positions reached by the most
+  played moves, two a ply, to ply 6 (the positions an explorer user opens most; each
+  aggregates thousands of games at 10M);
+- ``/search`` (a page of 50) on **random** positions: positions of seeded random plies of the
+  corpus's games (``bench.store.pick_positions``), each asked once in the whole benchmark.
+
+The server keeps its answers until the store's next commit (``kifudb.serve.Answers``), so the
+popular positions are computed once: a first run, ``/explore (first)``, asks each of them once
+with one client (every answer computed), then the loaded runs ask them again and again (the
+answers kept), as an explorer's users do. Every search asks a position not asked before, so
+each is computed. Each loaded run sends ``requests`` requests after a warm-up of 20 (not
+counted; for the searches, positions of their own); every client sends its next request when
+its answer is in. Figures: requests per second, p50
+and p99 latency (ms, as the client measures it: connection, server, JSON), and errors (any
+answer but a 200, or a failed connection). The client runs in this process and the server in
+its own, on the same machine (two cores here: the client's CPU competes with the server's).
+
+    python -m bench --only serve [--store-scale 100k,10M]
+    python -m bench.serve STORE_FOLDER [--requests 400]
+
+The targets (issue 14): ``/explore`` at 8 clients p50 < 20 ms and p99 < 100 ms; no error under
+32 clients. The table is printed by ``table``:
+
+>>> print(table([{"endpoint": "/explore", "clients": 8, "requests": 400, "errors": 0,
+...               "rps": 512.3, "p50_ms": 14.2, "p99_ms": 41.0}]))
+endpoint         clients  requests  errors     req/s   p50 ms   p99 ms
+/explore               8       400       0     512.3     14.2     41.0
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+KIFUDB = Path(sys.executable).with_name("kifudb")
+CLIENTS = (1, 8, 32)
+WARM_UP = 20
+
+
+def table(rows) -> str:
+    """Run figures (dicts of ``endpoint``, ``clients``, ``requests``, ``errors``, ``rps``,
+    ``p50_ms``, ``p99_ms``) as a text table."""
+    lines = [f"{'endpoint':16s} {'clients':>7s} {'requests':>9s} {'errors':>7s} {'req/s':>9s} "
+             f"{'p50 ms':>8s} {'p99 ms':>8s}"]
+    lines += [f"{r['endpoint']:16s} {r['clients']:7d} {r['requests']:9d} {r['errors']:7d} "
+              f"{r['rps']:9.1f} {r['p50_ms']:8.1f} {r['p99_ms']:8.1f}" for r in rows]
+    return "\n".join(lines)
+
+
+def _percentile(values, q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def popular_positions(store_dir, depth: int = 6, branching: int = 2) -> list:
+    """SFENs of the start and of the positions the ``branching`` most played moves lead to,
+    ply by ply to ``depth``."""
+    from analytics.queries import explore
+    from core.move import Move
+    from core.position import Position
+
+    found, level = [], [Position()]
+    for _ in range(depth + 1):
+        found += [p.sfen() for p in level]
+        following = []
+        for position in level:
+            for row in explore(store_dir, position)[:branching]:
+                after = position.copy()
+                after.push(Move.from_usi(row["move"]))
+                following.append(after)
+        level = following
+    return found
+
+
+def random_positions(store_dir, count: int = 200, seed: int = 14) -> list:
+    """SFENs of ``count`` seeded random positions of the store's corpus (its games.usi)."""
+    from bench.corpus import load_games
+    from bench.store import parse_scale, pick_positions
+
+    scale = Path(store_dir).name.split("-")[1]  # store-100k-seed1: corpus-100000-seed1
+    corpus = RESULTS / f"corpus-{parse_scale(scale)}-seed1"
+    return [sfen + " 1" for sfen, _ in pick_positions(load_games(corpus), seed, count)]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_server(store_dir) -> tuple:
+    """``kifudb serve`` on ``store_dir`` on a free port: ``(process, base URL)`` once it
+    answers ``/health``."""
+    import httpx2
+
+    port = _free_port()
+    server = subprocess.Popen([str(KIFUDB), "serve", "--store", str(store_dir), "--port",
+                               str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 300
+    while True:
+        try:
+            if httpx2.get(f"{base}/health", timeout=60).status_code == 200:
+                return server, base
+        except httpx2.TransportError:
+            pass
+        if server.poll() is not None or time.monotonic() > deadline:
+            server.kill()
+            raise RuntimeError(f"kifudb serve did not start: {server.communicate()[1][-2000:]}")
+        time.sleep(0.2)
+
+
+async def _load(base: str, path: str, params: list, clients: int, requests: int,
+                warm_up: bool = True, warm=None) -> dict:
+    """``requests`` GETs of ``path`` with ``params`` in turn, from ``clients`` clients, after
+    a warm-up of the first ``WARM_UP`` params (or of ``warm``)."""
+    import httpx2
+
+    latencies, errors = [], 0
+    queue = iter(params[i % len(params)] for i in range(requests))
+    limits = httpx2.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx2.AsyncClient(base_url=base, timeout=30, limits=limits) as http:
+        for query in (warm if warm is not None else params[:WARM_UP]) if warm_up else ():
+            await http.get(path, params=query)
+
+        async def client():
+            nonlocal errors
+            for query in queue:
+                started = time.perf_counter()
+                try:
+                    answer = await http.get(path, params=query)
+                    failed = answer.status_code != 200
+                except httpx2.HTTPError:
+                    failed = True
+                latencies.append((time.perf_counter() - started) * 1000)
+                errors += failed
+
+        started = time.perf_counter()
+        await asyncio.gather(*(client() for _ in range(clients)))
+        elapsed = time.perf_counter() - started
+    return {"endpoint": path, "clients": clients, "requests": requests, "errors": errors,
+            "rps": requests / elapsed, "p50_ms": statistics.median(latencies),
+            "p99_ms": _percentile(latencies, 0.99)}
+
+
+def run_serve(store_dir, requests: int = 400) -> dict:
+    """Load ``kifudb serve`` on ``store_dir``; print the table and the targets; the figures."""
+    store_dir = Path(store_dir).resolve()
+    popular = [{"sfen": s} for s in popular_positions(store_dir)]
+    share = requests + WARM_UP
+    searched = [{"sfen": s, "limit": 50}
+                for s in random_positions(store_dir, count=share * len(CLIENTS))]
+    server, base = start_server(store_dir)
+    rows = []
+    try:
+        first = asyncio.run(_load(base, "/explore", popular, 1, len(popular), warm_up=False))
+        rows.append({**first, "endpoint": "/explore (first)"})
+        print(table(rows[-1:]).splitlines()[-1], flush=True)
+        for clients in CLIENTS:
+            rows.append(asyncio.run(_load(base, "/explore", popular, clients, requests)))
+            print(table(rows[-1:]).splitlines()[-1], flush=True)
+        for i, clients in enumerate(CLIENTS):
+            own = searched[i * share:(i + 1) * share]
+            rows.append(asyncio.run(_load(base, "/search", own[WARM_UP:], clients, requests,
+                                          warm=own[:WARM_UP])))
+            print(table(rows[-1:]).splitlines()[-1], flush=True)
+    finally:
+        server.terminate()
+        server.communicate(timeout=30)
+    print(table(rows))
+    at8 = next(r for r in rows if r["endpoint"] == "/explore" and r["clients"] == 8)
+    first = rows[0]
+    errors = sum(r["errors"] for r in rows if r["clients"] == 32)
+    targets = {"explore p50 < 20 ms at 8 clients": [round(at8["p50_ms"], 1), 20],
+               "explore p99 < 100 ms at 8 clients": [round(at8["p99_ms"], 1), 100],
+               "no error at 32 clients": [errors, 0]}
+    for name, (value, limit) in targets.items():
+        met = value == limit if name.startswith("no error") else value < limit
+        print(f"target {name}: {value} — {'met' if met else 'MISSED'}")
+    print(f"(the first asks of the {first['requests']} popular positions, every answer "
+          f"computed: p50 {first['p50_ms']:.1f} ms, p99 {first['p99_ms']:.1f} ms)")
+    return {"positions": {"explore": len(popular), "search": len(searched)}, "runs": rows,
+            "targets": targets}
+
+
+def run_scales(scales=("100k",), requests: int = 400) -> dict:
+    """The load benchmark on the stores of ``bench/results`` (built when missing)."""
+    from analytics import stats
+    from bench.store import built_store, parse_scale, scale_name
+
+    result = {}
+    for scale in scales:
+        n = parse_scale(scale) if isinstance(scale, str) else scale
+        store_dir = built_store(n)
+        view = stats.overview(store_dir)
+        print(f"\n## kifudb serve at {scale_name(n)} positions ({store_dir.relative_to(ROOT)}: "
+              f"{view['games']:,} games, {view['positions']:,} positions; httpx2, {requests} "
+              f"requests a run)", flush=True)
+        result[scale_name(n)] = run_serve(store_dir, requests)
+        (RESULTS / f"serve-{scale_name(n)}.json").write_text(
+            json.dumps(result[scale_name(n)], indent=1), encoding="utf-8")
+    return result
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.serve",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("store", type=Path, help="the store folder")
+    parser.add_argument("--requests", type=int, default=400, help="requests a run")
+    args = parser.parse_args(argv)
+    run_serve(args.store, args.requests)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,744 @@
+"""The Python API, the door for notebooks: ``kifudb.open(folder)`` gives a read-only ``Database``
+on a store, whose questions answer with polars DataFrames (one value type where a table does not
+fit: a ``Game``, the ``dict`` of one summary).
+
+    >>> import kifudb
+    >>> db = kifudb.open(sample_store)      # a store of data/samples (kifudb ingest data/samples)
+    >>> db                                  # doctest: +ELLIPSIS
+    Database('.../store', games=18)
+    >>> db.explore("7g7f 3c3d").select("usi", "ki2", "games", "black", "white").head(2)
+    shape: (2, 5)
+    ┌──────┬─────────┬───────┬───────┬───────┐
+    │ usi  ┆ ki2     ┆ games ┆ black ┆ white │
+    │ ---  ┆ ---     ┆ ---   ┆ ---   ┆ ---   │
+    │ str  ┆ str     ┆ i64   ┆ i64   ┆ i64   │
+    ╞══════╪═════════╪═══════╪═══════╪═══════╡
+    │ 2g2f ┆ ▲２六歩 ┆ 4     ┆ 2     ┆ 2     │
+    │ 2h7h ┆ ▲７八飛 ┆ 1     ┆ 0     ┆ 1     │
+    └──────┴─────────┴───────┴───────┴───────┘
+
+A position is an SFEN (``startpos`` works), a ``core.Position``, or moves from the start in any
+notation — USI, KIF or KI2, as text or a list — as on the command line (``--sfen``,
+``--moves``; ``start=`` is what the moves start from). Filters are
+``analytics.filters.GameFilter``'s fields as keywords (``player=``, ``date_from=``,
+``date_to=``, ``event=``, ``handicap=``, ``decided=``, ``moves_from=`` …) or a ``filters=``
+``GameFilter``. Bad input raises ``ValueError`` saying what is wrong (``FilterError`` for a
+filter, ``store.sql.SqlError`` for a refused query).
+
+Every question goes through ``analytics`` (and the SQL door through ``store.sql``, the guarded
+read-only SQL of ``kifudb sql``): this module builds no SQL. The analytics answer with lists of
+dicts, turned into DataFrames here (``frame``): dates become ``pl.Date``, and an empty answer
+keeps its columns. Each call reads the store's latest commit, as the dashboard does: an ingest
+that commits meanwhile is seen by the next call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import warnings
+from pathlib import Path
+from typing import NamedTuple, Optional, Union
+
+import polars as pl
+
+from analytics import game_record as _game_record
+from analytics import position_input, queries
+from analytics import stats as _stats
+from analytics.filters import GameFilter
+from core.handicap import HANDICAPS
+from core.position import Position
+from store.engine import as_store
+from store.folder import Store
+
+__all__ = ["Database", "Game", "Stats", "open_database", "position_of", "frame", "game_filter"]
+
+#: The dtypes of the columns the answers share (others are inferred from the rows; an empty
+#: answer's unknown columns are text).
+DTYPES = {
+    "game": pl.Int64, "ply": pl.Int64, "line": pl.Int64, "parent": pl.Int64, "year": pl.Int64,
+    "games": pl.Int64, "count": pl.Int64, "moves": pl.Int64, "moves_from": pl.Int64,
+    "moves_to": pl.Int64, "draws": pl.Int64,
+    "other": pl.Int64, "decided": pl.Int64, "wins": pl.Int64, "losses": pl.Int64,
+    "black_wins": pl.Int64, "white_wins": pl.Int64, "scope_games": pl.Int64,
+    "score": pl.Float64, "black_score": pl.Float64, "share": pl.Float64, "ci_low": pl.Float64,
+    "ci_high": pl.Float64, "seconds": pl.Float64, "mirrored": pl.Boolean, "primary": pl.Boolean,
+    "date": pl.Date, "latest": pl.Date, "index": pl.Int64, "average_rating": pl.Float64,
+}
+_DATES = ("date", "latest", "end_date")
+
+#: The columns of each table answer, in order (what an empty answer has).
+COLUMNS = {
+    "search": ["game", "ply", "black", "white", "date", "event", "winner", "reason", "handicap",
+               "path", "next_move", "mirrored"],
+    "explore": ["usi", "kif", "ki2", "games", "black", "white", "draws", "other",
+                "average_rating", "latest"],
+    "games": ["game", "black", "white", "date", "event", "winner", "reason", "handicap", "moves"],
+    "results_by_year": ["year", "games", "black_wins", "white_wins", "draws", "decided",
+                        "black_score", "ci_low", "ci_high"],
+    "results_by_reason": ["reason", "games", "black_wins", "white_wins", "draws"],
+    "game_lengths": ["moves_from", "moves_to", "games"],
+    "label_frequencies": ["side", "label", "games", "share", "scope_games"],
+    "label_frequencies_by_year": ["year", "side", "label", "games", "share", "scope_games"],
+    "win_rates": ["side", "label", "games", "wins", "losses", "draws", "decided", "score",
+                  "ci_low", "ci_high"],
+    "pairings": ["black_label", "white_label", "games", "black_wins", "white_wins", "draws",
+                 "decided", "black_score", "ci_low", "ci_high"],
+    "label_games": ["game", "side", "ply", "black", "white", "date", "event", "winner",
+                    "reason"],
+    "game_labels": ["side", "kind", "label", "ply", "primary"],
+    "players": ["player", "games", "wins", "losses", "draws", "decided", "score", "ci_low",
+                "ci_high"],
+    "finding_counts_code": ["code", "severity", "count"],
+    "finding_counts_path": ["path", "severity", "count"],
+    "findings": ["game", "path", "index", "severity", "code", "line", "ply", "text", "message"],
+}
+
+
+def frame(rows: list, columns: list, dtypes: Optional[dict] = None) -> pl.DataFrame:
+    """Rows (dicts) as a DataFrame: ``columns`` first, in their order (an empty answer has
+    just them), ISO dates as ``pl.Date``; ``dtypes`` sets columns' types (else ``DTYPES``, else
+    what the values are; text for an empty answer).
+
+    >>> frame([{"game": 1, "date": "2024-05-01"}, {"game": 2, "date": None}], ["game", "date"])
+    shape: (2, 2)
+    ┌──────┬────────────┐
+    │ game ┆ date       │
+    │ ---  ┆ ---        │
+    │ i64  ┆ date       │
+    ╞══════╪════════════╡
+    │ 1    ┆ 2024-05-01 │
+    │ 2    ┆ null       │
+    └──────┴────────────┘
+    >>> frame([], ["game", "event"]).schema
+    Schema([('game', Int64), ('event', String)])
+    """
+    types = {**DTYPES, **(dtypes or {})}
+    if not rows:
+        return pl.DataFrame(schema={c: types.get(c, pl.String) for c in columns})
+    names = list(dict.fromkeys([*columns, *rows[0]]))
+    known = {c: types[c] for c in names if c in types and c not in _DATES}
+    table = pl.from_dicts(rows, schema_overrides=known, infer_schema_length=None)
+    table = table.select([c for c in names if c in table.columns])
+    dates = [c for c in _DATES if c in table.columns and table.schema[c] == pl.String]
+    if dates:
+        table = table.with_columns(pl.col(c).str.to_date("%Y-%m-%d") for c in dates)
+    return table
+
+
+def game_filter(filters: Optional[GameFilter] = None, **fields) -> GameFilter:
+    """The games a question looks at: ``filters``, or a ``GameFilter`` of the keyword fields
+    (both: the fields change ``filters``); ``FilterError`` for a bad value.
+
+    >>> game_filter(player="羽生", decided=True)
+    GameFilter(player='羽生', decided=True)
+    >>> game_filter(GameFilter(player="羽生"), date_from="2000-01-01")
+    GameFilter(player='羽生', date_from=datetime.date(2000, 1, 1))
+    >>> game_filter(colour="black")
+    Traceback (most recent call last):
+    ...
+    TypeError: unknown filter 'colour' (the filters: player, date_from, date_to, event, handicap, reason, winner, decided, moves_from, moves_to, min_rating)
+    """
+    known = [f.name for f in dataclasses.fields(GameFilter)]
+    for name in fields:
+        if name not in known:
+            raise TypeError(f"unknown filter {name!r} (the filters: {', '.join(known)})")
+    if filters is None:
+        return GameFilter(**fields)
+    if not isinstance(filters, GameFilter):
+        raise TypeError(f"filters must be a GameFilter, not {type(filters).__name__}")
+    return filters.replace(**fields) if fields else filters
+
+
+def position_of(position, start: Union[str, Position] = "startpos") -> Position:
+    """A ``Position`` from what a user gives: a ``Position`` (a copy), an SFEN (``startpos``
+    works; ``sfen … moves …`` and ``position …`` lines too), or moves from ``start`` in any
+    notation, as text or a list; ``ValueError`` saying what is wrong and where.
+
+    >>> position_of("7g7f 3c3d") == position_of(["▲７六歩", "△３四歩"]) == position_of(
+    ...     "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3")
+    True
+    >>> position_of("") == Position()
+    True
+    >>> position_of("7g7f 3c3d 2h2a")
+    Traceback (most recent call last):
+    ...
+    ValueError: move 3 (2h2a): illegal: the rook on 2h cannot reach 2a: 2g is in the way [bad_geometry]
+    """
+    if isinstance(position, Position):
+        return position.copy()
+    if isinstance(position, (list, tuple)):
+        if not all(isinstance(m, str) for m in position):
+            raise ValueError("moves must be texts, such as '7g7f' or '▲７六歩'")
+        position = " ".join(position)
+    if not isinstance(position, str):
+        raise ValueError(f"a position is an SFEN, a Position or moves, not "
+                         f"{type(position).__name__}")
+    text = position.strip()
+    head = text.split(None, 1)[0] if text else ""
+    if head == "startpos" and text != "startpos" or head in ("sfen", "position"):
+        return position_input.position_from_moves(text)  # a USI position line
+    if text == "startpos" or "/" in head:
+        return position_input.position_from_sfen(text)
+    if not isinstance(start, Position):
+        start = position_input.position_from_sfen(start)
+    return position_input.position_from_moves(text, start=start)
+
+
+# ----- one game ----------------------------------------------------------------------------------
+
+
+class GameMove(NamedTuple):
+    """A main-line move: ``ply``, ``usi`` and ``ki2`` (None from the first move that could not
+    be replayed), ``text`` as written (KIF for a JKF record), ``written`` (the text as stored),
+    ``seconds`` spent, ``comment`` and ``evaluation`` (an engine's, as the record gives it:
+    a dict of ``analytics.queries.EVALUATION`` — ``score``, ``score_black``, ``mate``,
+    ``depth``, ``nodes``, ``pv``, ``engine``, ``dialect`` —, or None)."""
+
+    ply: int
+    usi: Optional[str]
+    ki2: Optional[str]
+    text: Optional[str]
+    written: Optional[str]
+    seconds: Optional[float]
+    comment: Optional[str]
+    evaluation: Optional[dict] = None
+
+
+class VariationMove(NamedTuple):
+    """A move of a variation: ``line`` (its number, from 1), ``parent`` (the line it branches
+    from, 0 for the main line), ``ply``, ``usi`` (None if not replayed), ``text`` as shown,
+    ``written``, ``seconds``, ``comment``."""
+
+    line: int
+    parent: int
+    ply: int
+    usi: Optional[str]
+    text: Optional[str]
+    written: Optional[str]
+    seconds: Optional[float]
+    comment: Optional[str]
+
+
+class Label(NamedTuple):
+    """A castle (囲い) or opening (戦型) a side reached: ``side``, ``kind`` (castle, opening),
+    ``label``, ``ply`` (first reached) and ``primary`` (the side's main one)."""
+
+    side: str
+    kind: str
+    label: str
+    ply: int
+    primary: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class Game:
+    """One stored game, as ``kifudb game ID`` and the dashboard's viewer show it: the headers
+    (``black``, ``white``, ``date``, ``event``, ``handicap``, ``winner``, ``reason``, ``headers``
+    as read), ``start_sfen``, ``sources`` (dicts of path, index, format, encoding; a KIF, KI2
+    or CSA file first), ``moves`` (``GameMove``), ``sfens`` (the position after 0, 1 … replayed
+    moves), ``variations`` (``VariationMove``) and ``labels`` (``Label``).
+
+    >>> game = db.game(1)
+    >>> game.black, game.white, game.date, game.winner, game.reason, len(game.moves)
+    ('羽生善治', '藤井猛', datetime.date(2006, 12, 15), 'black', 'resign', 181)
+    >>> [m.ki2 for m in game.moves[:3]], game.labels[2]
+    (['▲７六歩', '△３四歩', '▲２六歩'], Label(side='white', kind='opening', label='四間飛車', ply=6, primary=True))
+    """
+
+    id: int
+    black: Optional[str]
+    white: Optional[str]
+    date: Optional[datetime.date]
+    event: Optional[str]
+    handicap: Optional[str]
+    winner: str
+    reason: str
+    valid: bool
+    start_sfen: str
+    headers: dict
+    sources: tuple
+    moves: tuple
+    sfens: tuple
+    variations: tuple
+    labels: tuple
+    #: the game as a ``core.kifu.Kifu`` for the record writers (None: ``unwritable`` says why)
+    kifu: Optional[object] = dataclasses.field(default=None, compare=False, repr=False)
+    #: why the game cannot be written as a record (a move that could not be replayed), or None
+    unwritable: Optional[str] = None
+
+    @classmethod
+    def from_record(cls, record: dict, labels: list, kifu=None,
+                    unwritable: Optional[str] = None) -> Game:
+        """A ``Game`` from ``analytics.game_record.game_record``,
+        ``analytics.stats.game_labels`` and ``analytics.export.stored_kifu``."""
+        info = record["info"]
+        return cls(kifu=kifu, unwritable=unwritable,
+            id=info["game"], black=info["black"], white=info["white"],
+            date=datetime.date.fromisoformat(info["date"]) if info["date"] else None,
+            event=info["event"], handicap=info["handicap"], winner=info["winner"],
+            reason=info["reason"], valid=bool(info["valid"]),
+            start_sfen=info["start_sfen"] or position_input.STARTING_SFEN,
+            headers=info["headers"] or {}, sources=tuple(info["sources"]),
+            moves=tuple(GameMove(*(m.get(f) for f in GameMove._fields))
+                        for m in record["moves"]),
+            sfens=tuple(record["sfens"]),
+            variations=tuple(VariationMove(*(v[f] for f in VariationMove._fields))
+                             for v in record["variations"]),
+            labels=tuple(Label(*(r[f] for f in Label._fields)) for r in labels))
+
+    def position(self, ply: int = -1) -> Position:
+        """The position after ``ply`` replayed main-line moves (0: the start; -1, the default:
+        after the last one replayed); ``IndexError`` past the end.
+
+        >>> db.game(1).position(2).sfen()
+        'lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3'
+        >>> db.game(1).position().sfen()
+        '1l6l/k1+R6/p1s3+P2/3pps1Gp/spp2n3/N4p+b1P/1L1P4N/KGG2P3/1N6L w GPrbs6p 182'
+        """
+        return Position.from_sfen(self.sfens[ply])
+
+    def moves_frame(self) -> pl.DataFrame:
+        """The main-line moves as a DataFrame (one row a ``GameMove``, without evaluations:
+        ``evaluations``).
+
+        >>> db.game(1).moves_frame().columns
+        ['ply', 'usi', 'ki2', 'text', 'written', 'seconds', 'comment']
+        """
+        fields = [f for f in GameMove._fields if f != "evaluation"]
+        return frame([{f: getattr(m, f) for f in fields} for m in self.moves], fields)
+
+    def evaluations(self) -> pl.DataFrame:
+        """The engine evaluations the record gives, a row per evaluated move: ``ply`` and
+        ``analytics.queries.EVALUATION``'s columns (``score_black``: from Black's side).
+
+        >>> db.game(1).evaluations().columns[:4]
+        ['ply', 'score', 'score_black', 'mate']
+        """
+        from analytics.queries import EVALUATION
+
+        names = ["ply", *EVALUATION]
+        return frame([{"ply": m.ply, **m.evaluation} for m in self.moves
+                      if m.evaluation is not None], names,
+                     {"score": pl.Int64, "score_black": pl.Int64, "mate": pl.Int64,
+                      "depth": pl.Int64, "nodes": pl.Int64})
+
+    def record(self, fmt: str = "kif") -> str:
+        """The game as a record in ``fmt`` — ``kif``, ``ki2``, ``csa``, ``jkf`` or ``usi``
+        (``core.writers``; ``kif()``, ``ki2()`` … say the same); ``ValueError`` for a game
+        that cannot be written (``unwritable`` says why) or an unknown format.
+
+        >>> db.game(1).record("usi").splitlines()[-1][:40]
+        'position startpos moves 7g7f 3c3d 2g2f 4'
+        >>> db.game(1).kif().splitlines()[-1]
+        'まで181手で先手の勝ち'
+        >>> db.game(13).kif()
+        Traceback (most recent call last):
+        ...
+        ValueError: game 13 cannot be written as a record: move 3 '8h2a+' could not be played when the game was read ('kifudb validate' says why); a record holds legal moves only
+        """
+        from core.writers import write
+
+        if self.kifu is None:
+            raise ValueError(f"game {self.id} cannot be written as a record: {self.unwritable}")
+        return write(self.kifu, fmt)
+
+    def kif(self) -> str:
+        """The game as KIF text (``record("kif")``)."""
+        return self.record("kif")
+
+    def ki2(self) -> str:
+        """The game as KI2 text (``record("ki2")``)."""
+        return self.record("ki2")
+
+    def csa(self) -> str:
+        """The game as CSA V3.0 text (``record("csa")``)."""
+        return self.record("csa")
+
+    def jkf(self) -> str:
+        """The game as JKF, JSON text (``record("jkf")``)."""
+        return self.record("jkf")
+
+    def usi(self) -> str:
+        """The game as a USI position line (``record("usi")``)."""
+        return self.record("usi")
+
+    def as_dict(self) -> dict:
+        """The game as plain values (JSON's: the date as ISO text, moves, variations and labels
+        as dicts), as ``GET /game/{id}`` answers it.
+
+        >>> sorted(db.game(1).as_dict())[:6]
+        ['black', 'date', 'event', 'handicap', 'headers', 'id']
+        """
+        value = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                 if f.name != "kifu"}
+        value["date"] = self.date.isoformat() if self.date else None
+        for name in ("moves", "variations", "labels"):
+            value[name] = [row._asdict() for row in getattr(self, name)]
+        value["sources"], value["sfens"] = list(self.sources), list(self.sfens)
+        return value
+
+
+# ----- the database ------------------------------------------------------------------------------
+
+
+class Database:
+    """A store, read-only: ``search``, ``explore``, ``games``, ``game``, ``stats``, ``sql``.
+    Made by ``kifudb.open(folder)``; ``ValueError`` if the folder holds no store."""
+
+    def __init__(self, path):
+        store = as_store(path)
+        if not store.manifest_path.exists():
+            raise ValueError(f"no store at {store.root}: run 'kifudb ingest PATH... --store "
+                             f"{path}' first")
+        store.manifest()  # StoreDamaged (a ValueError) for a manifest that is not one
+        self._store = store
+        self.stats = Stats(store)
+
+    @property
+    def path(self) -> Path:
+        """The store's folder."""
+        return self._store.root
+
+    @property
+    def store(self) -> Store:
+        """The ``store.folder.Store`` (for ``analytics`` functions not wrapped here)."""
+        return self._store
+
+    def __repr__(self) -> str:
+        return f"Database({str(self.path)!r}, games={self.stats.overview()['games']})"
+
+    def search(self, position, *, start="startpos", mirror: bool = False,
+               limit: Optional[int] = None, offset: int = 0,
+               one_per_game: bool = False) -> pl.DataFrame:
+        """Every game and ply where ``position`` occurred (``kifudb search``), newest games
+        first: ``game``, ``ply``, ``black``, ``white``, ``date``, ``event``, ``winner``,
+        ``reason``, ``handicap``, ``path``, ``next_move`` (USI, null at the end) and
+        ``mirrored``. ``mirror=True`` adds the games that reached its mirror image;
+        ``offset``/``limit`` give a page; ``one_per_game`` keeps a game's first occurrence.
+
+        >>> hits = db.search("7g7f 3c3d 2g2f")
+        >>> hits.select("game", "ply", "date", "next_move").rows()[:2]
+        [(2, 3, datetime.date(2014, 9, 2), '4a3b'), (1, 3, datetime.date(2006, 12, 15), '4c4d')]
+        >>> db.search("7g7f 3c3d 2g2f", limit=1, offset=1)["black"].to_list()
+        ['羽生善治']
+        """
+        found = queries.search(self._store, position_of(position, start), mirror=mirror,
+                               limit=limit, offset=offset, one_per_game=one_per_game)
+        return frame(found, COLUMNS["search"])
+
+    def occurrences(self, position, *, start="startpos", mirror: bool = False) -> dict:
+        """``{"occurrences", "games"}``: how many rows ``search`` gives, without fetching them.
+
+        >>> db.occurrences("startpos")
+        {'occurrences': 15, 'games': 15}
+        """
+        return queries.occurrences(self._store, position_of(position, start), mirror=mirror)
+
+    def explore(self, position=None, *, start=None, min_count: int = 1,
+                filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
+        """The moves played next in ``position`` (``kifudb explore``; by default the start of
+        the ``handicap`` filter's games, else the even start, where ``start`` also defaults
+        to), most played first, in the games of the filters: ``usi``, ``kif``, ``ki2``,
+        ``games``, and the games ``black`` won, ``white`` won, drawn (``draws``) or without a
+        result (``other``), the ``average_rating`` of the players who chose the move (where
+        rated) and the ``latest`` date. Counts are games: a repetition counts once.
+
+        >>> db.explore().select("usi", "games", "latest").head(2).rows()
+        [('7g7f', 12, datetime.date(2026, 7, 20)), ('2g2f', 2, datetime.date(2022, 5, 5))]
+        >>> db.explore(player="羽生", date_from="2000-01-01").select("usi", "games").rows()
+        [('7g7f', 3)]
+        >>> db.explore("3c3d", handicap="香落ち").select("ki2", "games").rows()
+        [('▲２六歩', 1), ('▲７六歩', 1)]
+        """
+        chosen = game_filter(filters, **fields)
+        handicap = HANDICAPS.get(chosen.handicap, "startpos")
+        rows = queries.explore(self._store, position_of(
+            handicap if position is None else position, start or handicap),
+            filters=chosen, min_count=min_count)
+        return frame([explorer_move(row) for row in rows], COLUMNS["explore"],
+                     {"black": pl.Int64, "white": pl.Int64})
+
+    def games(self, *, limit: int = 20, offset: int = 0, filters: Optional[GameFilter] = None,
+              **fields) -> pl.DataFrame:
+        """The games of the filters, newest first (undated last), a page of ``limit`` from
+        ``offset``: ``game``, ``black``, ``white``, ``date``, ``event``, ``winner``,
+        ``reason``, ``handicap``, ``moves``.
+
+        >>> db.games(limit=2, winner="draw").select("game", "black", "reason").rows()
+        [(7, '妖怪惑星Qhapaq', 'sennichite')]
+        """
+        rows = _stats.games(self._store, limit=limit, offset=offset,
+                            filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["games"])
+
+    def game(self, game_id: int) -> Game:
+        """Game ``game_id`` (a ``Game``: moves, variations, labels); ``KeyError`` if the
+        store has no such game.
+
+        >>> db.game(4).black, db.game(4).moves[-1].ki2
+        ('羽生善治', '△８七歩')
+        >>> db.game(999)
+        Traceback (most recent call last):
+        ...
+        KeyError: 'the store has no game 999'
+        """
+        return stored_game(self._store, _game_id(game_id))
+
+    def sql(self, text: str, *, limit: Optional[int] = 1000, timeout: Optional[float] = 30.0,
+            memory_limit="1GB") -> pl.DataFrame:
+        """One read-only query on the store's views (``kifudb sql``: ``games``, ``sources``,
+        ``moves``, ``positions``, ``findings``, ``files``, ``labels``), within ``timeout``
+        seconds and ``memory_limit``, at most ``limit`` rows (a warning says when more were
+        left out; None: all). ``store.sql.SqlError`` says why a query is refused or failed.
+
+        >>> db.sql("SELECT winner, count(*) AS games FROM games GROUP BY 1 ORDER BY 2 DESC, 1")
+        shape: (4, 2)
+        ┌────────┬───────┐
+        │ winner ┆ games │
+        │ ---    ┆ ---   │
+        │ str    ┆ i64   │
+        ╞════════╪═══════╡
+        │ white  ┆ 8     │
+        │ black  ┆ 7     │
+        │ none   ┆ 2     │
+        │ draw   ┆ 1     │
+        └────────┴───────┘
+        >>> db.sql("DELETE FROM games")
+        Traceback (most recent call last):
+        ...
+        store.sql.SqlError: DELETE statements are not allowed: only a single read-only query is allowed (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE)
+        """
+        from store.sql import run_sql
+
+        result = run_sql(self._store, text, limit=limit, timeout=timeout,
+                         memory_limit=memory_limit)
+        if result.truncated:
+            warnings.warn(f"only the first {limit} rows: limit=None for all", stacklevel=2)
+        names, seen = [], {}
+        for name in result.columns:  # SELECT 1, 1: polars wants distinct names
+            seen[name] = seen.get(name, 0) + 1
+            names.append(name if seen[name] == 1 else f"{name}_{seen[name] - 1}")
+        return pl.DataFrame(result.rows, schema=names, orient="row", infer_schema_length=None)
+
+
+def stored_game(store, game_id: int) -> Game:
+    """Game ``game_id`` of ``store`` as a ``Game``; ``KeyError`` for an unknown game."""
+    from analytics.export import stored_kifu
+    from core.kifu import UnwritableGame
+
+    record = _game_record.game_record(store, game_id)
+    if record is None:
+        raise KeyError(f"the store has no game {game_id}")
+    try:
+        kifu, unwritable = stored_kifu(store, game_id), None
+    except UnwritableGame as error:
+        kifu, unwritable = None, str(error)
+    return Game.from_record(record, _stats.game_labels(store, game_id), kifu, unwritable)
+
+
+def explorer_move(row: dict) -> dict:
+    """An ``analytics.queries.explore`` row as the doors show a move: ``usi``, ``kif``,
+    ``ki2``, ``games``, ``black``, ``white``, ``draws``, ``other``, ``average_rating`` (of
+    the players who chose it, where rated) and ``latest``."""
+    return {"usi": row["move"], "kif": row["kif"], "ki2": row["ki2"], "games": row["count"],
+            "black": row["black_wins"], "white": row["white_wins"], "draws": row["draws"],
+            "other": row["other"], "average_rating": row.get("average_rating"),
+            "latest": row["latest_date"]}
+
+
+def _game_id(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"a game id is an integer, not {value!r}")
+    return value
+
+
+# ----- statistics --------------------------------------------------------------------------------
+
+
+class Stats:
+    """The statistics of ``kifudb stats`` (``analytics.stats``): ``db.stats.results()`` … Each
+    takes the filters as ``Database.explore`` does; tables are DataFrames, the summaries dicts.
+    """
+
+    def __init__(self, store: Store):
+        self._store = store
+
+    def __repr__(self) -> str:
+        return f"Stats({str(self._store.root)!r})"
+
+    def overview(self) -> dict:
+        """The size of the store and what it holds (``kifudb stats overview``).
+
+        >>> {k: db.stats.overview()[k] for k in ("games", "positions", "date_from")}
+        {'games': 18, 'positions': 2438, 'date_from': '1917-07-19'}
+        """
+        return _stats.overview(self._store)
+
+    def results(self, *, filters: Optional[GameFilter] = None, **fields) -> dict:
+        """Games, wins of each side, draws, ``other`` (no result), ``decided`` and Black's
+        score with its 95% interval (``kifudb stats results``).
+
+        >>> db.stats.results(reason="resign")
+        ... # doctest: +NORMALIZE_WHITESPACE
+        {'games': 5, 'black_wins': 3, 'white_wins': 2, 'draws': 0, 'other': 0, 'decided': 5,
+         'black_score': 0.6, 'ci_low': 0.2307, 'ci_high': 0.8824}
+        """
+        return _stats.results(self._store, filters=game_filter(filters, **fields))
+
+    def results_by_year(self, *, filters: Optional[GameFilter] = None,
+                        **fields) -> pl.DataFrame:
+        """``results`` per year (``kifudb stats results --by year``), oldest first.
+
+        >>> db.stats.results_by_year().select("year", "games").head(2).rows()
+        [(1917, 1), (2003, 3)]
+        """
+        return frame(_stats.results_by_year(self._store, filters=game_filter(filters, **fields)),
+                     COLUMNS["results_by_year"])
+
+    def results_by_reason(self, *, filters: Optional[GameFilter] = None,
+                          **fields) -> pl.DataFrame:
+        """Games by how they ended (``kifudb stats results --by reason``), most first.
+
+        >>> db.stats.results_by_reason().select("reason", "games").row(1)
+        ('resign', 5)
+        """
+        rows = _stats.results_by_reason(self._store, filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["results_by_reason"])
+
+    def game_lengths(self, bucket: int = 10, *, filters: Optional[GameFilter] = None,
+                     **fields) -> pl.DataFrame:
+        """Games by length in moves, ``bucket`` moves a row (``kifudb stats results --by
+        length``).
+
+        >>> db.stats.game_lengths(bucket=100).rows()
+        [(0, 99, 4), (100, 199, 12), (200, 299, 1), (400, 499, 1)]
+        """
+        rows = _stats.game_lengths(self._store, bucket, filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["game_lengths"])
+
+    def label_frequencies(self, kind: str = "castle", *, by_year: bool = False,
+                          min_games: int = 1, primary_only: bool = False,
+                          filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
+        """How often each side reached each castle or opening (``kifudb stats labels``).
+
+        >>> db.stats.label_frequencies("opening", min_games=8).select("side", "label", "games").rows()
+        [('black', '居飛車', 13), ('white', '居飛車', 12), ('black', '相居飛車', 8), ('white', '相居飛車', 8)]
+        """
+        rows = _stats.label_frequencies(self._store, kind, by_year=by_year, min_games=min_games,
+                                        primary_only=primary_only,
+                                        filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["label_frequencies_by_year" if by_year
+                                   else "label_frequencies"])
+
+    def win_rates(self, kind: str = "castle", *, min_games: int = 1, primary_only: bool = False,
+                  filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
+        """How each castle or opening scores for the side that reached it (``kifudb stats
+        winrates``).
+
+        >>> db.stats.win_rates("opening", min_games=10).select("side", "label", "score").rows()
+        [('black', '居飛車', 0.5417), ('white', '居飛車', 0.7083)]
+        """
+        rows = _stats.win_rates(self._store, kind, min_games=min_games,
+                                primary_only=primary_only, filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["win_rates"])
+
+    def pairings(self, kind: str = "castle", against: Optional[str] = None, *,
+                 min_games: int = 1, filters: Optional[GameFilter] = None,
+                 **fields) -> pl.DataFrame:
+        """Black's main castle or opening against White's, and Black's score (``kifudb stats
+        pairings``).
+
+        >>> db.stats.pairings("opening", min_games=2).select("black_label", "white_label", "games").rows()
+        [('矢倉', '矢倉', 2)]
+        """
+        rows = _stats.pairings(self._store, kind, against, min_games=min_games,
+                               filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["pairings"])
+
+    def label_games(self, label: str, side: Optional[str] = None, limit: int = 20, *,
+                    filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
+        """Games in which a side reached ``label``, newest first.
+
+        >>> db.stats.label_games("四間飛車").select("game", "side", "ply").rows()
+        [(2, 'white', 22), (1, 'white', 6)]
+        """
+        rows = _stats.label_games(self._store, label, side, limit,
+                                  filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["label_games"])
+
+    def game_labels(self, game: int) -> pl.DataFrame:
+        """The castles and openings of one game, in the order they were reached.
+
+        >>> db.stats.game_labels(1).filter(side="white", primary=True).select("kind", "label", "ply").rows()
+        [('opening', '四間飛車', 6), ('castle', '振り飛車穴熊', 26)]
+        """
+        return frame(_stats.game_labels(self._store, game), COLUMNS["game_labels"])
+
+    def label_names(self) -> dict:
+        """Each castle's and opening's English name, by its name.
+
+        >>> db.stats.label_names()["四間飛車"]
+        'Fourth-file rook'
+        """
+        return _stats.label_names()
+
+    def players(self, *, min_games: int = 1, limit: Optional[int] = None,
+                filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
+        """Every player with games, wins, losses, draws and score, most games first
+        (``kifudb stats players``).
+
+        >>> db.stats.players(limit=1).select("player", "games").rows()
+        [('羽生善治', 3)]
+        """
+        rows = _stats.players(self._store, min_games=min_games, limit=limit,
+                              filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["players"])
+
+    def player(self, name: str, *, filters: Optional[GameFilter] = None,
+               **fields) -> Optional[dict]:
+        """One player (the exact name): score as Black and White, openings, castles,
+        opponents, recent games (``kifudb stats player NAME``); None if no game has the player.
+
+        >>> summary = db.stats.player("羽生善治")
+        >>> summary["games"], summary["as_black"]["wins"], summary["opponents"][0]["opponent"]
+        (3, 2, '糸谷哲郎')
+        """
+        return _stats.player_summary(self._store, name, filters=game_filter(filters, **fields))
+
+    def head_to_head(self, player: str, opponent: str, *, filters: Optional[GameFilter] = None,
+                     **fields) -> dict:
+        """The games between two players and ``player``'s record against ``opponent``
+        (``kifudb stats player NAME --against OPPONENT``).
+
+        >>> record = db.stats.head_to_head("羽生善治", "藤井猛")
+        >>> record["wins"], record["losses"], [g["game"] for g in record["games"]]
+        (1, 0, [1])
+        """
+        return _stats.head_to_head(self._store, player, opponent,
+                                   filters=game_filter(filters, **fields))
+
+    def finding_counts(self, by: str = "code", severity: Optional[str] = None) -> pl.DataFrame:
+        """Validation findings counted by ``code`` or ``path`` and severity.
+
+        >>> db.stats.finding_counts().rows()[:1]
+        [('bad_geometry', 'error', 2)]
+        """
+        return frame(_stats.finding_counts(self._store, by, severity),
+                     COLUMNS["finding_counts_path" if by == "path" else "finding_counts_code"])
+
+    def findings(self, code: Optional[str] = None, severity: Optional[str] = None,
+                 path: Optional[str] = None, limit: int = 100, offset: int = 0) -> pl.DataFrame:
+        """The findings themselves, by file, line and ply (``kifudb stats findings``).
+
+        >>> db.stats.findings(severity="error").select("code", "line", "ply", "text").rows()
+        [('bad_geometry', 30, 3, '8h2a+'), ('bad_geometry', 11, 3, '２一角成(88)')]
+        """
+        rows = _stats.findings(self._store, code=code, severity=severity, path=path,
+                               limit=limit, offset=offset)
+        return frame(rows, COLUMNS["findings"])
+
+
+def open_database(path) -> Database:
+    """A read-only ``Database`` on the store in ``path`` (``kifudb.open``)."""
+    return Database(path)

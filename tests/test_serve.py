@@ -1,0 +1,362 @@
+"""The HTTP JSON API (``kifudb.serve``) on a store of the real records: FastAPI's test client for
+each endpoint, its errors and limits, and one end-to-end run of ``kifudb serve`` as a process
+queried over HTTP."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx2
+import pytest
+from fastapi.testclient import TestClient
+
+from analytics import queries
+from analytics import stats as analytics_stats
+from analytics.filters import GameFilter
+from core.position import Position
+from kifudb.serve import MAX_LIMIT, app
+
+ROOT = Path(__file__).resolve().parent.parent
+KIFUDB = Path(sys.executable).with_name("kifudb")
+
+
+@pytest.fixture(scope="module")
+def client(dashboard_store) -> TestClient:
+    return TestClient(app(dashboard_store))
+
+
+def _error(response, status: int, code: str) -> str:
+    """The message of an error answer, after checking its status, shape and code."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
+    assert body["error"]["code"] == code, body
+    assert "Traceback" not in response.text
+    return body["error"]["message"]
+
+
+def test_health(client, dashboard_store):
+    answer = client.get("/health").json()
+    assert answer["status"] == "ok"
+    assert answer["games"] == analytics_stats.overview(dashboard_store)["games"] > 100
+
+
+def test_explore_the_start(client, dashboard_store):
+    answer = client.get("/explore").json()
+    expected = queries.explore(dashboard_store, Position())
+    assert [m["usi"] for m in answer["moves"]] == [m["move"] for m in expected]
+    assert [m["games"] for m in answer["moves"]] == [m["count"] for m in expected]
+    first = answer["moves"][0]
+    assert set(first) == {"usi", "kif", "ki2", "games", "black", "white", "draws", "other",
+                          "average_rating", "latest"}
+    assert first["games"] == first["black"] + first["white"] + first["draws"] + first["other"]
+    assert answer["black"] == sum(m["black"] for m in answer["moves"])
+    assert answer["other"] == sum(m["other"] for m in answer["moves"])
+    assert answer["position"]["sfen"] == Position().sfen()
+    assert len(answer["top_games"]) == len(answer["recent_games"]) == 4
+    dates = [g["date"] for g in answer["recent_games"]]
+    assert dates == sorted(dates, reverse=True)
+    assert all(g["ply"] == 0 for g in answer["recent_games"])
+
+
+def test_explore_after_moves_with_filters(client, dashboard_store):
+    params = {"moves": "7g7f,3c3d", "player": "羽生", "since": "2000-01-01",
+              "top_games": 2, "recent_games": 10}
+    answer = client.get("/explore", params=params).json()
+    expected = queries.explore(dashboard_store, "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/"
+                                                "1B5R1/LNSGKGSNL b - 3",
+                               filters=GameFilter(player="羽生", date_from="2000-01-01"))
+    assert [(m["usi"], m["games"]) for m in answer["moves"]] == \
+        [(m["move"], m["count"]) for m in expected]
+    assert answer["moves"][0]["ki2"] == "▲２六歩"
+    assert len(answer["top_games"]) == 2
+    for shown in answer["recent_games"]:
+        assert "羽生" in f"{shown['black']} {shown['white']}" and shown["date"] >= "2000-01-01"
+        assert shown["ply"] == 2
+    same = client.get("/explore", params={**params, "moves": "▲７六歩 △３四歩"}).json()
+    assert same == answer
+
+
+def test_explore_a_handicap_game_from_its_start(client):
+    lance = "lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1"
+    answer = client.get("/explore", params={"sfen": lance}).json()
+    assert answer["moves"] and all(g["handicap"] == "香落ち" for g in answer["recent_games"])
+    after = client.get("/explore", params={"start": lance, "moves": answer["moves"][0]["usi"]})
+    assert after.status_code == 200
+
+
+def test_bad_positions_are_400s(client):
+    message = _error(client.get("/explore", params={"moves": "7g7f,3c3d,7g7e"}), 400,
+                     "bad_moves")
+    assert message.startswith("move 3 (7g7e): illegal")
+    _error(client.get("/search", params={"sfen": "lnsgkgsnl/9 b - 1"}), 400, "bad_sfen")
+    _error(client.get("/explore", params={"moves": "7g7f", "start": "nonsense"}), 400,
+           "bad_sfen")
+    message = _error(client.get("/search", params={"sfen": "startpos", "moves": "7g7f"}), 400,
+                     "bad_request")
+    assert "not both" in message
+    _error(client.get("/search"), 400, "bad_request")
+    _error(client.get("/explore", params={"start": "startpos"}), 400, "bad_request")
+
+
+def test_bad_filters_and_limits(client):
+    assert "since: not a date" in _error(client.get("/explore", params={"since": "yesterday"}),
+                                         400, "bad_filter")
+    _error(client.get("/explore", params={"min_moves": -1}), 422, "bad_parameter")
+    _error(client.get("/explore", params={"top_games": 51}), 422, "bad_parameter")
+    message = _error(client.get("/search", params={"sfen": "startpos",
+                                                   "limit": MAX_LIMIT + 1}), 422,
+                     "bad_parameter")
+    assert message.startswith("limit:")
+    _error(client.get("/search", params={"sfen": "startpos", "offset": -1}), 422,
+           "bad_parameter")
+    _error(client.get("/search", params={"sfen": "startpos", "mirror": "perhaps"}), 422,
+           "bad_parameter")
+    _error(client.get("/explore", params={"decided": "maybe"}), 422, "bad_parameter")
+    _error(client.get("/stats/labels", params={"kind": "tower"}), 422, "bad_parameter")
+
+
+def test_search_pages(client, dashboard_store):
+    first = client.get("/search", params={"sfen": "startpos", "limit": 20}).json()
+    total = queries.occurrences(dashboard_store, Position())
+    assert first["occurrences"] == total["occurrences"] and first["games"] == total["games"]
+    assert len(first["hits"]) == 20
+    second = client.get("/search", params={"sfen": "startpos", "limit": 10,
+                                           "offset": 10}).json()
+    assert second["hits"] == first["hits"][10:]
+    hit = first["hits"][0]
+    assert set(hit) == {"game", "ply", "black", "white", "date", "event", "winner", "reason",
+                        "handicap", "next_move", "mirrored"}  # no server path
+    mirrored = client.get("/search", params={"moves": "2g2f", "mirror": True}).json()
+    position = Position.from_sfen(mirrored["position"]["sfen"])
+    assert mirrored["mirror"] is True
+    assert mirrored["occurrences"] == queries.occurrences(dashboard_store, position)[
+        "occurrences"] + queries.occurrences(dashboard_store, position.mirror())["occurrences"]
+
+
+def test_a_game(client, dashboard_store):
+    branched = analytics_stats.games(dashboard_store, limit=1)[0]["game"]
+    answer = client.get(f"/game/{branched}").json()
+    assert answer["id"] == branched
+    assert len(answer["sfens"]) == sum(m["usi"] is not None for m in answer["moves"]) + 1
+    assert all("/" not in s["path"] for s in answer["sources"])
+    assert answer["labels"] == analytics_stats.game_labels(dashboard_store, branched)
+    _error(client.get("/game/987654"), 404, "not_found")
+    _error(client.get("/game/seven"), 422, "bad_parameter")
+    _error(client.get("/game/-1"), 422, "bad_parameter")
+    _error(client.get("/game/99999999999999999999"), 422, "bad_parameter")
+
+
+def test_every_game_answers(client, dashboard_store):
+    """Every stored game of the real records — damaged ones too — is JSON."""
+    count = analytics_stats.overview(dashboard_store)["games"]
+    for game in analytics_stats.games(dashboard_store, limit=count):
+        assert client.get(f"/game/{game['game']}").status_code == 200
+
+
+@pytest.mark.parametrize("path, params, function, arguments", [
+    ("/stats/results", {}, "results", {}),
+    ("/stats/results", {"by": "year"}, "results_by_year", {}),
+    ("/stats/results", {"by": "reason", "decided": "true"}, "results_by_reason",
+     {"filters": GameFilter(decided=True)}),
+    ("/stats/results", {"by": "length", "bucket": 25}, "game_lengths", {"bucket": 25}),
+    ("/stats/labels", {"kind": "opening", "by_year": "true"}, "label_frequencies",
+     {"kind": "opening", "by_year": True}),
+    ("/stats/winrates", {"min_games": 3}, "win_rates", {"min_games": 3}),
+    ("/stats/pairings", {"against": "opening"}, "pairings", {"against": "opening"}),
+    ("/stats/players", {"limit": 5}, "players", {"limit": 5}),
+])
+def test_statistics_are_the_analytics_answers(client, dashboard_store, path, params, function,
+                                              arguments):
+    answer = client.get(path, params=params)
+    assert answer.status_code == 200, answer.text
+    expected = getattr(analytics_stats, function)(dashboard_store, **arguments)
+    assert answer.json() == expected and expected
+
+
+def test_statistics_of_one_player(client, dashboard_store):
+    top = client.get("/stats/players", params={"limit": 1}).json()[0]
+    summary = client.get(f"/stats/player/{top['player']}").json()
+    assert summary["games"] == top["games"]
+    opponent = summary["opponents"][0]["opponent"]
+    record = client.get(f"/stats/player/{top['player']}", params={"against": opponent}).json()
+    assert record["games"] and record["opponent"] == opponent
+    _error(client.get("/stats/player/nobody at all"), 404, "not_found")
+
+
+def test_overview_and_findings(client, dashboard_store):
+    assert client.get("/stats/overview").json() == analytics_stats.overview(dashboard_store)
+    answer = client.get("/stats/findings", params={"severity": "warning", "limit": 5}).json()
+    assert len(answer["findings"]) == 5 and answer["by_code"]
+    assert all(f["severity"] == "warning" and "/" not in f["path"] for f in answer["findings"])
+
+
+def test_unknown_endpoints_and_methods(client):
+    _error(client.get("/nowhere"), 404, "not_found")
+    _error(client.post("/explore"), 405, "method_not_allowed")
+
+
+def test_documentation(client):
+    schema = client.get("/openapi.json").json()
+    assert {"/explore", "/search", "/game/{game_id}", "/health", "/stats/results"} \
+        <= set(schema["paths"])
+    assert client.get("/docs").status_code == 200
+
+
+@pytest.mark.parametrize("path, params", [
+    ("/explore", {"moves": "\x00\x1b[2J"}), ("/explore", {"sfen": "x" * 600}),
+    ("/explore", {"moves": "7g7f " * 2000}), ("/explore", {"player": "'; DROP TABLE games; --"}),
+    ("/explore", {"handicap": "\u202e"}), ("/search", {"sfen": "9/9/9/9/9/9/9/9/9 b - 1"}),
+    ("/search", {"moves": "P*5e"}), ("/explore", {"until": "2024-02-30"}),
+    ("/explore", {"min_moves": "1e9"}), ("/stats/findings", {"code": "x" * 1000}),
+    ("/stats/player/%00", {}), ("/game/0", {}), ("/search", {"sfen": "startpos", "limit": 0}),
+])
+def test_hostile_requests_are_never_500s(client, path, params):
+    response = client.get(path, params=params)
+    assert 200 <= response.status_code < 500, response.text
+    assert "Traceback" not in response.text
+    if response.status_code >= 400:
+        assert set(response.json()["error"]) == {"code", "message"}
+
+
+def test_a_slow_question_is_a_503(dashboard_store):
+    slow = TestClient(app(dashboard_store, timeout=1e-6))
+    message = _error(slow.get("/explore"), 503, "timeout")
+    assert "took more than" in message
+
+
+def test_an_empty_folder_is_a_503(tmp_path):
+    message = _error(TestClient(app(tmp_path)).get("/health"), 503, "store_unavailable")
+    assert "kifudb ingest" in message
+
+
+def test_a_commit_made_while_serving_is_seen(tmp_path):
+    from store.writer import ingest_paths
+
+    folder = tmp_path / "store"
+    ingest_paths([str(ROOT / "data" / "samples" / "records")], folder)
+    served = TestClient(app(folder))
+    before = served.get("/health").json()["games"]
+    ingest_paths([str(ROOT / "tests" / "fixtures" / "records" / "kifu-for-js")], folder)
+    assert served.get("/health").json()["games"] > before
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_kifudb_serve_over_http(dashboard_store):
+    """``kifudb serve`` as a process, queried over HTTP with httpx2, stopped with SIGINT."""
+    port = _free_port()
+    server = subprocess.Popen([str(KIFUDB), "serve", "--store", str(dashboard_store),
+                               "--port", str(port)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                health = httpx2.get(f"{base}/health", timeout=5)
+                break
+            except httpx2.TransportError:
+                assert server.poll() is None, server.communicate()
+                assert time.monotonic() < deadline, "kifudb serve did not answer in 60 s"
+                time.sleep(0.2)
+        assert health.status_code == 200 and health.json()["games"] > 100
+        with httpx2.Client(base_url=base, timeout=10) as http:
+            explored = http.get("/explore", params={"moves": "7g7f,3c3d"})
+            assert explored.status_code == 200
+            assert explored.json()["moves"][0]["usi"] == "2g2f"
+            searched = http.get("/search", params={"moves": "7g7f,3c3d", "limit": 3})
+            assert len(searched.json()["hits"]) == 3
+            bad = http.get("/explore", params={"moves": "7g7f,7g7e"})
+            assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_moves"
+            assert http.get("/openapi.json").json()["info"]["title"] == "kifudb"
+        busy = subprocess.run([str(KIFUDB), "serve", "--store", str(dashboard_store), "--port",
+                               str(port)], capture_output=True, text=True, timeout=60)
+        assert busy.returncode == 1 and "the port is in use" in busy.stderr
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=30)
+    assert f"http://127.0.0.1:{port}/" in out
+    assert "Traceback" not in err
+
+
+def test_serve_without_a_store(tmp_path):
+    done = subprocess.run([str(KIFUDB), "serve", "--store", str(tmp_path / "none")],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "NO_COLOR": "1"})
+    assert done.returncode == 1 and "no store at" in done.stderr
+
+
+def test_ratings_and_evaluations(client, dashboard_store):
+    rated = client.get("/explore", params={"min_rating": 3000}).json()
+    assert rated["moves"] and all(m["average_rating"] >= 3000 for m in rated["moves"])
+    assert all(min(g["black_rating"], g["white_rating"]) >= 3000 for g in rated["top_games"])
+    top = client.get("/explore", params={"top_games": 3}).json()["top_games"]
+    ratings = [(g["black_rating"] + g["white_rating"]) / 2 for g in top
+               if g["black_rating"] is not None and g["white_rating"] is not None]
+    assert ratings and ratings == sorted(ratings, reverse=True)  # the rated games first
+    _error(client.get("/explore", params={"min_rating": -5}), 422, "bad_parameter")
+    game = top[0]["id"]
+    moves = client.get(f"/game/{game}").json()["moves"]
+    assert any(m["evaluation"] and m["evaluation"]["score_black"] is not None for m in moves)
+
+
+@pytest.mark.parametrize("fmt, media, first", [
+    ("kif", "text/plain; charset=utf-8", "#KIF"), ("ki2", "text/plain; charset=utf-8", ""),
+    ("csa", "text/plain; charset=utf-8", "'CSA"), ("jkf", "application/json", "{"),
+    ("usi", "text/plain; charset=utf-8", "#"),
+])
+def test_a_game_as_a_record(client, dashboard_store, fmt, media, first):
+    from analytics.export import stored_kifu
+    from core.writers import write
+
+    game = analytics_stats.games(dashboard_store, limit=1, filters=GameFilter(decided=True))[0]
+    answer = client.get(f"/game/{game['game']}", params={"format": fmt})
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["content-type"] == media
+    assert answer.headers["content-disposition"] == \
+        f'inline; filename="kifudb-{game["game"]}.{fmt}"'
+    assert answer.text == write(stored_kifu(dashboard_store, game["game"]), fmt)
+    assert answer.text.startswith(first)
+
+
+def test_records_read_back(client, dashboard_store):
+    """A KIF answer read by kifudb's own reader gives the stored game's moves again."""
+    from ingest.read import read_bytes
+
+    game = analytics_stats.games(dashboard_store, limit=1, filters=GameFilter(decided=True))[0]
+    text = client.get(f"/game/{game['game']}", params={"format": "kif"}).content
+    stored = [m["usi"] for m in client.get(f"/game/{game['game']}").json()["moves"]]
+    read = read_bytes(text, "answer.kif")
+    assert len(read.records) == 1 and len(read.records[0].moves) == len(stored)
+
+
+def test_an_unwritable_game_and_unknown_formats(client, dashboard_store):
+    broken = next(g["game"] for g in analytics_stats.games(dashboard_store, limit=500)
+                  if client.get(f"/game/{g['game']}").json()["unwritable"])
+    message = _error(client.get(f"/game/{broken}", params={"format": "kif"}), 422, "unwritable")
+    assert "could not be played" in message
+    _error(client.get(f"/game/{broken}", params={"format": "pgn"}), 422, "bad_parameter")
+    _error(client.get("/game/987654", params={"format": "kif"}), 404, "not_found")
+
+
+def test_a_handicap_filter_starts_from_its_position(client):
+    """As ``kifudb explore --handicap``: the handicap's start, and moves played from it."""
+    lance = client.get("/explore", params={"handicap": "香落ち"}).json()
+    assert lance["position"]["sfen"].startswith("lnsgkgsn1/")
+    assert lance["moves"] and lance["moves"][0]["ki2"].startswith("△")
+    first = lance["moves"][0]["usi"]
+    after = client.get("/explore", params={"handicap": "KY", "moves": first}).json()
+    assert after["position"]["sfen"].startswith("lnsgkgsn1/") and after["moves"]
