@@ -54,7 +54,7 @@ HANDICAPS = {EVEN: STARTING_SFEN}
 HANDICAPS.update({name: top + _LOWER for name, (_, _, top, _) in _TABLE.items()})
 
 _ALIASES = {EVEN: EVEN, "HIRATE": EVEN, "even": EVEN, "平手": EVEN}
-for _name, (_jkf, _english, _, _) in _TABLE.items():
+for _name, (_jkf, _english, _top, _removed) in _TABLE.items():
     _ALIASES[_name] = _ALIASES[_jkf] = _ALIASES[_english] = _name
     _ALIASES[_name.replace("落ち", "落")] = _name
 _ALIASES["飛落ち"] = "飛車落ち"
@@ -90,6 +90,16 @@ def handicap_name(sfen: str):
     if name is None or fields[1] != HANDICAPS[name].split()[1]:
         return None
     return name
+
+
+def jkf_preset(name: str) -> str:
+    """JKF's ``initial.preset`` code of a handicap (``HIRATE`` for the even game).
+
+    >>> jkf_preset("香落ち"), jkf_preset("平手"), jkf_preset("二枚落ち")
+    ('KY', 'HIRATE', '2')
+    """
+    canonical = canonical_name(name)
+    return "HIRATE" if canonical == EVEN else _TABLE[canonical][0]
 
 
 def removed_pieces(name: str) -> tuple:

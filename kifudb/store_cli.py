@@ -51,8 +51,10 @@ def _store_option(command):
 #: The options of ``game_filter_options``: each ``GameFilter`` field's option and help.
 _FILTER_OPTIONS = {
     "player": ("--player", {"help": "Black or White contains this (case-insensitive)."}),
-    "date_from": ("--from", {"metavar": "YYYY-MM-DD", "help": "Games on or after this date."}),
-    "date_to": ("--to", {"metavar": "YYYY-MM-DD", "help": "Games on or before this date."}),
+    "date_from": (("--since", "--from"), {"metavar": "YYYY-MM-DD",
+                                          "help": "Games on or after this date."}),
+    "date_to": (("--until", "--to"), {"metavar": "YYYY-MM-DD",
+                                      "help": "Games on or before this date."}),
     "event": ("--event", {"help": "The event contains this (case-insensitive)."}),
     "handicap": ("--handicap", {"help": "The handicap, e.g. 平手 or 香落ち (KY, 香落 … work "
                                         "too): the start position's, or the header's."}),
@@ -61,15 +63,40 @@ _FILTER_OPTIONS = {
                                       "fragments and aborted games have none."}),
     "moves_from": ("--min-moves", {"type": click.IntRange(min=0), "metavar": "N",
                                    "help": "Only the games of at least N moves."}),
+    "min_rating": ("--min-rating", {"type": click.IntRange(min=0), "metavar": "N",
+                                    "help": "Only the games whose two players are rated at "
+                                            "least N (shogi-server's rate lines)."}),
+    "max_rating": ("--max-rating", {"type": click.IntRange(min=0), "metavar": "N",
+                                    "help": "Only the games whose two players are rated at "
+                                            "most N (with --min-rating: a band)."}),
+    "winner": ("--result", {"type": click.Choice(["black", "white", "draw", "none"]),
+                            "help": "Only the games with this result (none: no result)."}),
+    "time_control": ("--time-control", {"metavar": "TEXT",
+                                        "help": "The time control the record states contains "
+                                                "this (case-insensitive)."}),
+    "engine": ("--played-by", {"type": click.Choice(["engine", "human"]),
+                               "help": "engine: the record shows an engine playing a side; "
+                                       "human: it shows none."}),
+    "label": ("--label", {"metavar": "NAME",
+                          "help": "A castle or opening (四間飛車, 美濃囲い …) reached by either "
+                                  "side (or --label-side)."}),
+    "label_side": ("--label-side", {"type": click.Choice(["black", "white"]),
+                                    "help": "With --label: reached by this side."}),
 }
 
 
-def game_filter_options(command):
-    """--player, --from, --to, --event, --handicap, --decided, --min-moves: the games a
-    question looks at (the explorer's and the statistics' ``analytics.filters.GameFilter``;
-    see ``game_filter``)."""
-    for field, (flag, settings) in reversed(_FILTER_OPTIONS.items()):
-        command = click.option(flag, field, **settings)(command)
+def game_filter_options(command=None, *, taken: tuple = ()):
+    """--player, --since (or --from), --until (or --to), --event, --handicap, --decided,
+    --min-moves, --min-rating, --max-rating, --result, --time-control, --played-by, --label,
+    --label-side: the games a question looks at (the explorer's and the statistics'
+    ``analytics.filters.GameFilter``; see ``game_filter``). The flags of ``taken`` are left out
+    (``kifudb export`` names its format with ``--to``: its last date is ``--until``)."""
+    if command is None:
+        return lambda command: game_filter_options(command, taken=taken)
+    for field, (flags, settings) in reversed(_FILTER_OPTIONS.items()):
+        flags = [flag for flag in ((flags,) if isinstance(flags, str) else flags)
+                 if flag not in taken]
+        command = click.option(*flags, field, **settings)(command)
     return command
 
 
@@ -80,6 +107,8 @@ def game_filter(options: dict) -> GameFilter:
 
     values = {field: options.pop(field) for field in _FILTER_OPTIONS}
     values["decided"] = values["decided"] or None  # the flag unset: every game
+    if values["engine"] is not None:
+        values["engine"] = values["engine"] == "engine"
     return GameFilter(**values)
 
 
@@ -326,10 +355,12 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
 @game_filter_options
 @click.option("--min-count", type=click.IntRange(min=1), default=1, show_default=True,
               help="Leave out moves played in fewer games.")
+@click.option("--history", is_flag=True,
+              help="Also the position's games month by month, with Black's score.")
 @click.option("--format", "output", type=_FORMATS, default="text", show_default=True)
 @_store_option
 @_guard
-def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_dir,
+def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, output, store_dir,
             **options):
     """The moves played next in a position (the start of the --handicap, else the even start,
     by default): games, results, latest date. Counts are games (a repetition counts once)."""
@@ -349,9 +380,17 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_
     default = Position.from_sfen(HANDICAPS.get(filters.handicap, HANDICAPS["平手"]))
     position = _position(store, sfen, moves, start, diagram, game_id, ply, default=default)
     found = queries.explore(store, position, filters=filters, min_count=min_count)
+    months = None
+    if history:
+        from analytics.position_history import position_history
+
+        months = position_history(store, position, filters=filters)
     if output == "json":
-        _echo_json({**_describe(position), "moves": found})
+        _echo_json({**_describe(position), "moves": found,
+                    **({"history": months} if history else {})})
         return
+    if history:
+        _echo_history(months)
     described = _describe(position)
     click.echo(f"position: {described['sfen']}  (key {described['key']})")
     total = sum(m["count"] for m in found)
@@ -366,11 +405,32 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, output, store_
     rows = [[m["ki2"] or m["move"], m["move"], m["count"], share(m["black_wins"], m),
              share(m["white_wins"], m), share(m["draws"], m), share(m["other"], m),
              m["latest_date"] or "-"] for m in found]
-    click.echo(_table(["move", "usi", "games", "black", "white", "draw", "no result", "latest"],
-                      rows, right={2, 3, 4, 5, 6}))
+    headers = ["move", "usi", "games", "black", "white", "draw", "no result", "latest"]
+    if any(m["average_rating"] is not None for m in found):  # rated games (shogi-server)
+        headers.append("rating")
+        for row, m in zip(rows, found):
+            row.append("-" if m["average_rating"] is None else f"{m['average_rating']:.0f}")
+    if any(m.get("performance") is not None for m in found):  # the mover's, vs rated opponents
+        headers.append("performance")
+        for row, m in zip(rows, found):
+            row.append("-" if m["performance"] is None else f"{m['performance']:.0f}")
+    click.echo(_table(headers, rows, right={2, 3, 4, 5, 6, 8}))
     if any(m["other"] for m in found):
         click.echo("(no result: games without a win or a draw — aborted, fragments, records "
                    "without an ending; --decided leaves them out)")
+
+
+def _echo_history(months: list) -> None:
+    """``--history``: the position's dated games per month (before the moves' table)."""
+    if not months:
+        click.echo("history: no dated game reached this position")
+        return
+    click.echo(_table(["month", "games", "black", "white", "draw", "Black's score", "95% CI"],
+                      [[m["month"], m["games"], m["black_wins"], m["white_wins"], m["draws"],
+                        "-" if m["black_score"] is None else f"{m['black_score']:.1%}",
+                        "-" if m["ci_low"] is None else f"{m['ci_low']:.1%}–{m['ci_high']:.1%}"]
+                       for m in months], right={1, 2, 3, 4}))
+    click.echo("")
 
 
 @click.command()

@@ -1,0 +1,176 @@
+"""The store's games as records: each stored game as a ``core.kifu.Kifu`` (its headers as read,
+start, moves with their times and comments, variations, comments and declared ending), for the
+writers of ``core.writers``; the games chosen with a ``GameFilter`` (a castle or opening
+reached is one of its fields) and a position they reached::
+
+    >>> import tempfile
+    >>> from store.writer import ingest_paths
+    >>> from analytics.position_input import position_from_moves
+    >>> from core.writers import write
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = ingest_paths(["data/samples/records"], folder)
+    >>> chosen = chosen_games(folder, GameFilter(player="羽生"),
+    ...                       position=position_from_moves("7g7f 3c3d 2g2f"))
+    >>> [row["game"] for row in chosen]
+    [7, 12, 13]
+    >>> game, kifu, problem, _ = next(stored_kifus(folder, chosen))
+    >>> kifu.header("先手"), write(kifu, "kif").splitlines()[-1]
+    ('羽生善治', 'まで181手で先手の勝ち')
+    >>> [row["game"] for row in chosen_games(folder, GameFilter(label="矢倉"))]
+    [2, 6]
+    >>> [found.problem for found in stored_kifus(folder, [8])]  # doctest: +ELLIPSIS
+    ["move 3 '２一角成(88)' could not be played when the game was read ..."]
+    >>> written = record_text(folder, 7, "csa")
+    >>> written["text"].splitlines()[-1], written["left_out"]
+    ('%TORYO', ['the headers 消費時間'])
+    >>> import shutil; shutil.rmtree(folder)
+
+What the store does not keep cannot come back: KIF bookmarks, the players' total times (the
+writers add them up again), the endings of variations, a variation without moves. A game whose
+main line (or, with ``variations``, one of its variations) stops at a move that could not be
+replayed when it was read cannot be written: ``stored_kifus`` gives its problem instead of a
+``Kifu`` (``core.kifu.UnwritableGame``'s message).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator, NamedTuple, Optional
+
+import sqlalchemy as sa
+
+from analytics import checks
+from analytics.filters import GameFilter
+from analytics.queries import _key_filter, position_key
+from core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
+from core.position import STARTING_SFEN
+from store.engine import fetch, game_summary, games, moves, positions
+
+__all__ = ["chosen_games", "stored_kifus", "stored_kifu", "StoredKifu", "record_text"]
+
+_CHUNK = 500  # games read per query
+
+
+class StoredKifu(NamedTuple):
+    """A stored game as a record: its id, its ``Kifu`` (None if it cannot be written), the
+    problem that stops it, and how many variations were left out (``variations=False``)."""
+
+    game: int
+    kifu: Optional[Kifu]
+    problem: Optional[str]
+    dropped_variations: int = 0
+
+
+def chosen_games(store, filters: GameFilter = GameFilter(), *, position=None) -> list:
+    """The games of ``filters`` (a castle or opening reached is one: ``GameFilter.label``) that
+    reached ``position`` (a ``Position``, an SFEN or a key; None: any), in the order of their
+    ids: dicts of ``game`` and ``path`` (its first source file)."""
+    g = game_summary.c
+    statement = sa.select(g.game, g.path).where(*filters.where()).order_by(g.game)
+    if position is not None:
+        reached = sa.select(positions.c.game).where(_key_filter("key", position_key(position)))
+        statement = statement.where(g.game.in_(reached))
+    return fetch(store, statement)
+
+
+def stored_kifus(store, chosen: list, variations: bool = True) -> Iterator[StoredKifu]:
+    """A ``StoredKifu`` for each of ``chosen`` (``chosen_games`` rows, or game ids), in their
+    order; ``variations=False`` leaves the variations out (for a format that holds none: then
+    only the main line must be replayable)."""
+    ids = [row["game"] if isinstance(row, dict) else checks.game_id(row) for row in chosen]
+    for at in range(0, len(ids), _CHUNK):
+        chunk = ids[at:at + _CHUNK]
+        rows = {row["game"]: row for row in fetch(store, sa.select(
+            games.c.game, games.c.headers, games.c.start_sfen, games.c.declared_ending,
+            games.c.winner, games.c.reason, games.c.comments)
+            .where(*_among(games.c.game, chunk)))}
+        lines = _lines(store, chunk)
+        for game in chunk:
+            row = rows.get(game)
+            if row is None:
+                yield StoredKifu(game, None, f"game {game} is not in the store")
+                continue
+            found = lines.get(game, {})
+            dropped = 0 if variations else len(found) - (0 in found)
+            if not variations:
+                found = {0: found[0]} if 0 in found else {}
+            try:
+                yield StoredKifu(game, _kifu(row, found), None, dropped)
+            except UnwritableGame as error:
+                yield StoredKifu(game, None, str(error), dropped)
+
+
+def stored_kifu(store, game: int, variations: bool = True) -> Kifu:
+    """The ``Kifu`` of one stored game; ``UnwritableGame`` (a ``ValueError``) if it cannot be
+    written or is not in the store."""
+    [found] = stored_kifus(store, [game], variations)
+    if found.kifu is None:
+        raise UnwritableGame(found.problem)
+    return found.kifu
+
+
+def _lines(store, chunk: list) -> dict:
+    """game -> line -> its move rows in ply order (line 0: the main line)."""
+    m = moves.c
+    conditions = _among(m.game, chunk)
+    statement = (sa.select(m.game, m.line, m.parent, m.ply, m.usi, m.text, m.seconds, m.comment)
+                 .where(*conditions).order_by(m.game, m.line, m.ply))
+    out: dict = {}
+    for row in fetch(store, statement):
+        out.setdefault(row["game"], {}).setdefault(row["line"], []).append(row)
+    return out
+
+
+def _among(column, chunk: list) -> list:
+    """The conditions that keep the games of ``chunk``: their range as well (the Parquet
+    files' min/max statistics skip the row groups outside it), then the ids themselves."""
+    return [column >= sa.bindparam("first", min(chunk)), column <= sa.bindparam("last", max(chunk)),
+            column.in_(sa.bindparam("games", chunk, expanding=True))]
+
+
+def _moves(rows: list, where: str) -> list:
+    """The ``KifuMove``s of one line's rows; ``UnwritableGame`` at a move not replayed."""
+    out = []
+    for row in rows:
+        if row["usi"] is None:
+            raise UnwritableGame(f"{where}move {row['ply']} {row['text']!r} could not be played "
+                                 f"when the game was read ('kifudb validate' says why); a record "
+                                 f"holds legal moves only")
+        out.append(KifuMove(row["usi"], row["seconds"], None,
+                            row["comment"].split("\n") if row["comment"] else []))
+    return out
+
+
+def _kifu(row: dict, lines: dict) -> Kifu:
+    headers = json.loads(row["headers"]) if row["headers"] else {}
+    ending = None
+    if row["declared_ending"]:
+        ending = KifuEnding(row["declared_ending"], row["winner"] or "none",
+                            row["reason"] or "unknown")
+    kifu = Kifu(headers=list(headers.items()), start_sfen=row["start_sfen"] or STARTING_SFEN,
+                moves=_moves(lines.get(0, []), ""),
+                comments=row["comments"].split("\n") if row["comments"] else [], ending=ending)
+    for number in sorted(n for n in lines if n):
+        rows = lines[number]
+        parent = rows[0]["parent"]
+        kifu.variations.append(KifuVariation(
+            rows[0]["ply"], _moves(rows, f"variation {number} (from ply {rows[0]['ply']}): "),
+            None if not parent else parent - 1))
+    return kifu
+
+
+def record_text(store, game: int, fmt: str) -> dict:
+    """One stored game written in ``fmt`` (``core.writers.FORMATS``), as the game viewer offers
+    it for download: ``text`` (None when it cannot be written), ``problem`` (why not) and
+    ``left_out`` (what the format cannot hold of it, ``core.writers.left_out``)."""
+    from core.writers import FORMATS, left_out, write
+
+    fmt = checks.choice(fmt, "format", FORMATS)
+    found = next(stored_kifus(store, [game], variations=fmt in ("kif", "ki2", "jkf")))
+    if found.kifu is None:
+        return {"text": None, "problem": found.problem, "left_out": []}
+    said = left_out(found.kifu, fmt)
+    if found.dropped_variations:
+        said.insert(0, f"{found.dropped_variations} variation"
+                       f"{'s' if found.dropped_variations > 1 else ''}")
+    return {"text": write(found.kifu, fmt), "problem": None, "left_out": said}

@@ -1,0 +1,308 @@
+"""``kifudb convert`` and ``kifudb export``: records out, in KIF, KI2, CSA, JKF or USI
+(``core.writers``), from record files or from the store; and engine training data (hcpe,
+PackedSfenValue) from the store (``analytics.training``).
+
+    kifudb convert records/ --to csa --output out/           # one file per game, folders mirrored
+    kifudb convert old.kif --to kif --output out/ --encoding cp932
+    kifudb export --store data/store --to kif --output out/ --player 羽生 --from 2000-01-01 \
+        --until 2010-12-31
+    kifudb export --store data/store --to csa --output games.csa --moves "7g7f 3c3d"  # one file
+    kifudb export --store data/store --to hcpe --output train.hcpe --min-ply 16 --dedupe
+
+A game that cannot be written (a move that could not be replayed when it was read: a record
+holds legal moves only; a character the encoding lacks) gets a message on standard error and
+the others go on; the exit status is then 1. What a format cannot hold of a game (CSA and USI:
+the variations; KI2: the times …) is counted in the summary.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+import click
+
+from kifudb.output import plural, printable
+from kifudb.store_cli import (_guard, _open_store, _position, _position_options, _store_option,
+                              game_filter, game_filter_options)
+
+__all__ = ["convert", "export"]
+
+#: the record formats, as ``core.writers.FORMATS`` lists them (kept here so that ``--help``
+#: does not import the writers)
+RECORD_FORMATS = ("kif", "ki2", "csa", "jkf", "usi")
+TRAINING_FORMATS = ("hcpe", "psv")
+ENCODINGS = ("utf-8", "cp932")
+_UNSAFE_NAME = re.compile(r"[^\w.\-]+")
+
+
+def _encoding_option(command):
+    return click.option("--encoding", type=click.Choice(ENCODINGS), default="utf-8",
+                        show_default=True,
+                        help="The files' encoding: cp932 (Shift_JIS) for old Windows tools."
+                        )(command)
+
+
+def _written(kifu, fmt: str, encoding: str) -> bytes:
+    """The bytes of ``kifu`` in ``fmt``; ``ValueError`` saying why it cannot be written (a
+    character the encoding lacks, a line that breaks the rules, a bug of kifudb's: one game's
+    failure never stops the others)."""
+    from core.writers import write
+
+    try:
+        return _encoded(write(kifu, fmt, encoding), encoding)
+    except ValueError:
+        raise
+    except Exception as error:  # a safety net, as ingest has one
+        raise ValueError(f"kifudb failed writing this game: {type(error).__name__}: {error} "
+                         f"(please report this with the file)") from None
+
+
+def _encoded(text: str, encoding: str) -> bytes:
+    """``text`` in ``encoding``; ``ValueError`` naming the first character it lacks."""
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as error:
+        character = error.object[error.start]
+        line = error.object.count("\n", 0, error.start) + 1
+        raise ValueError(f"{encoding} has no character {character!r} (U+{ord(character):04X}, "
+                         f"line {line} of the text): write it in utf-8") from None
+
+
+class _Tally:
+    """What a run wrote, could not write, and left out; said in one summary."""
+
+    def __init__(self) -> None:
+        self.written = self.files = self.failed = 0
+        self.left_out: Counter = Counter()  # what -> games
+        self.named: dict = {}  # what -> the header names or ending words left out
+
+    def problem(self, where: str, why: str) -> None:
+        self.failed += 1
+        click.echo(f"{printable(where)}: not written: {printable(why)}", err=True)
+
+    def wrote(self, kifu, fmt: str, dropped_variations: int = 0) -> None:
+        from core.writers import left_out
+
+        self.written += 1
+        said_out = left_out(kifu, fmt) + (["variations"] if dropped_variations else [])
+        for said in said_out:
+            what, details = said, ()
+            if said.startswith("the headers "):
+                what, details = "headers", said.removeprefix("the headers ").split(", ")
+            elif said.startswith("the ending "):
+                what, details = "endings", [said.removeprefix("the ending ")]
+            elif said.endswith(("variation", "variations")):
+                what = "variations"
+            else:
+                what = said.removeprefix("the ")
+            self.left_out[what] += 1
+            self.named.setdefault(what, Counter()).update(details)
+
+    def summary(self, fmt: str, output) -> None:
+        click.echo(f"{plural(self.written, 'game')} written as {fmt.upper()} to "
+                   f"{printable(output)} ({plural(self.files, 'file')})"
+                   + (f"; {plural(self.failed, 'game')} could not be written" if self.failed
+                      else ""))
+        if self.left_out:
+            parts = []
+            for what, games in sorted(self.left_out.items()):
+                named = [name for name, _ in self.named[what].most_common(4)]
+                more = len(self.named[what]) - len(named)
+                listed = f": {', '.join(named)}{f' and {more} more' if more > 0 else ''}" \
+                    if named else ""
+                parts.append(f"the {what} of {plural(games, 'game')}{listed}")
+            click.echo(printable(f"{fmt.upper()} cannot hold, so left out: " + "; ".join(parts)))
+
+
+def _write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    partial.write_bytes(data)
+    os.replace(partial, path)
+
+
+# ----- convert ---------------------------------------------------------------------------------
+
+
+def _bases(arguments) -> list:
+    """``(file, folder its output path is relative to)`` for the record files of ``arguments``:
+    a folder given is mirrored, a file given goes to the output folder itself, a pattern's
+    files keep their place below the pattern's first folder."""
+    from ingest.read import record_files
+
+    out, seen = [], set()
+    for argument in map(str, arguments):
+        if os.path.isdir(argument):
+            base = argument
+        elif glob.has_magic(argument):
+            fixed = []
+            for part in Path(argument).parts:
+                if glob.has_magic(part):
+                    break
+                fixed.append(part)
+            base = str(Path(*fixed)) if fixed else "."
+        else:
+            base = os.path.dirname(argument) or "."
+        for name in record_files([argument]):
+            key = os.path.normpath(os.path.abspath(name))
+            if key not in seen:
+                seen.add(key)
+                out.append((name, base))
+    return out
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--to", "fmt", type=click.Choice(RECORD_FORMATS), required=True,
+              help="The format to write.")
+@click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="The folder to write to (made if missing).")
+@_encoding_option
+def convert(paths, fmt: str, output: Path, encoding: str) -> None:
+    """Write every game of PATHS (files, folders, globs) in another format: one file per game,
+    named after its source file (and its number in the file when it holds several), the
+    folders given mirrored under OUTPUT."""
+    from core.writers import EXTENSIONS
+    from ingest.kifu import read_kifus
+    from kifudb.paths import given_files
+
+    given_files(paths)  # a path that names nothing stops here
+    tally, names = _Tally(), set()
+    variations = fmt in ("kif", "ki2", "jkf")
+    for source, base in _bases(paths):
+        read = read_kifus(source, variations=variations)
+        for problem in read.problems:
+            click.echo(f"{printable(source)}: {printable(problem)}", err=True)
+        relative = Path(os.path.relpath(source, base))
+        several = len(read.games) > 1
+        for game in read.games:
+            where = f"{source} game {game.index + 1}" if several else source
+            if game.kifu is None:
+                tally.problem(where, game.problem)
+                continue
+            stem = relative.stem + (f"-{game.index + 1}" if several else "")
+            target = output / relative.parent / (stem + EXTENSIONS[fmt])
+            if target in names:  # a.kif and a.csa side by side: the second keeps its extension
+                target = target.with_name(f"{stem}-{relative.suffix.lstrip('.')}{EXTENSIONS[fmt]}")
+            if target.exists() and target.resolve() == Path(source).resolve():
+                tally.problem(where, f"{target} is the source file itself; choose another "
+                                     f"--output")
+                continue
+            try:
+                data = _written(game.kifu, fmt, encoding)
+            except ValueError as error:
+                tally.problem(where, str(error))
+                continue
+            _write(target, data)
+            names.add(target)
+            tally.files += 1
+            tally.wrote(game.kifu, fmt, game.dropped_variations)
+    tally.summary(fmt, output)
+    if tally.failed:
+        raise SystemExit(1)
+
+
+# ----- export ----------------------------------------------------------------------------------
+
+
+def _options(command):
+    return _store_option(game_filter_options(taken=("--to",))(_position_options(command)))
+
+
+@click.command()
+@click.option("--to", "fmt", type=click.Choice(RECORD_FORMATS + TRAINING_FORMATS),
+              required=True, help="A record format, or training data: hcpe (cshogi's 38-byte "
+                                  "HuffmanCodedPosAndEval) or psv (YaneuraOu's PackedSfenValue).")
+@click.option("--output", "-o", type=click.Path(path_type=Path), required=True,
+              help="A folder (one file per game), or a file: one .csa or .usi file of every "
+                   "game, or the training data.")
+@_encoding_option
+@click.option("--min-ply", type=click.IntRange(min=0), default=0, show_default=True,
+              help="hcpe/psv: leave out each game's first N positions.")
+@click.option("--dedupe", is_flag=True,
+              help="hcpe/psv: one record per position and move played.")
+@_options
+def export(fmt: str, output: Path, encoding: str, min_ply: int, dedupe: bool,
+           sfen, moves, start, diagram, game_id, ply, store_dir, **filters) -> None:
+    """Write the store's games chosen by the filters (those of explore and stats — a castle or
+    opening --label among them —, the last date being --until; a position reached) as records,
+    or as engine training data."""
+    @_guard
+    def run(store_dir):
+        store = _open_store(store_dir)
+        chosen = game_filter(filters)
+        given = any(v is not None for v in (sfen, moves, diagram, game_id))
+        position = _position(store, sfen, moves, start, diagram, game_id, ply) if given else None
+        if fmt in TRAINING_FORMATS:
+            _export_training(store, fmt, output, chosen, position, min_ply, dedupe)
+        else:
+            if min_ply or dedupe:
+                raise click.UsageError("--min-ply and --dedupe go with --to hcpe or psv")
+            _export_records(store, fmt, output, encoding, chosen, position)
+
+    run(store_dir=store_dir)
+
+
+def _export_training(store, fmt, output: Path, filters, position, min_ply, dedupe):
+    if position is not None:
+        raise click.UsageError(f"--to {fmt} takes the game filters (--player, --from, --label "
+                               f"…), not a position")
+    if output.is_dir():
+        raise click.UsageError(f"--to {fmt} writes one file: {output} is a folder")
+    from analytics.training import write_training
+
+    done = write_training(store, output, fmt, filters=filters, min_ply=min_ply, dedupe=dedupe)
+    click.echo(f"{plural(done['records'], 'record')} ({done['bytes']:,} bytes) from "
+               f"{plural(done['games'], 'game')} written to {printable(output)}; "
+               f"{done['evaluated']} with an evaluation, {done['duplicates']} duplicates left "
+               f"out; games left out: {done['without_result']} without a result, "
+               f"{done['without_kings']} without both kings")
+
+
+def _export_records(store, fmt, output: Path, encoding, filters, position):
+    from analytics.export import chosen_games, stored_kifus
+    from core.writers import EXTENSIONS, MULTI_GAME, write_games
+
+    one_file = output.suffix.lower() == EXTENSIONS[fmt] and not output.is_dir()
+    if one_file and fmt not in MULTI_GAME:
+        raise click.UsageError(f"a {fmt.upper()} file holds one game: give a folder as --output "
+                               f"(or --to {' or '.join(MULTI_GAME)} for one file of every game)")
+    if not one_file and output.exists() and not output.is_dir():
+        raise click.UsageError(f"{output} is a file: give a folder (one file per game), or a "
+                               f"{' or '.join(EXTENSIONS[f] for f in MULTI_GAME)} file")
+    chosen = chosen_games(store, filters, position=position)
+    tally, kifus = _Tally(), []
+    paths = {row["game"]: row["path"] for row in chosen}
+    for game, kifu, problem, dropped in stored_kifus(store, chosen,
+                                                     variations=fmt in ("kif", "ki2", "jkf")):
+        if kifu is None:
+            tally.problem(f"game {game}", problem)
+        elif one_file:
+            kifus.append(kifu)
+            tally.wrote(kifu, fmt, dropped)
+        else:
+            stem = _UNSAFE_NAME.sub("_", Path(paths.get(game) or "game").stem)[:80]
+            try:
+                data = _written(kifu, fmt, encoding)
+            except ValueError as error:
+                tally.problem(f"game {game}", str(error))
+                continue
+            _write(output / f"{game}-{stem}{EXTENSIONS[fmt]}", data)
+            tally.files += 1
+            tally.wrote(kifu, fmt, dropped)
+    if one_file:
+        try:
+            data = _encoded(write_games(kifus, fmt, encoding), encoding)
+        except ValueError as error:
+            raise click.ClickException(f"{output}: not written: {error}") from None
+        _write(output, data)
+        tally.files = 1
+    if not chosen:
+        click.echo("no game of the store fits the filters")
+    tally.summary(fmt, output)
+    if tally.failed:
+        raise SystemExit(1)
