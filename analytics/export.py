@@ -34,7 +34,11 @@ replayed when it was read cannot be written: ``stored_kifus`` gives its problem 
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import zipfile
+from pathlib import PurePath
 from typing import Iterator, NamedTuple, Optional
 
 import sqlalchemy as sa
@@ -46,7 +50,8 @@ from core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
 from core.position import STARTING_SFEN
 from store.engine import fetch, game_summary, games, moves, positions
 
-__all__ = ["chosen_games", "stored_kifus", "stored_kifu", "StoredKifu", "record_text"]
+__all__ = ["chosen_games", "stored_kifus", "stored_kifu", "StoredKifu", "record_text",
+           "record_file_name", "games_archive", "Archive"]
 
 _CHUNK = 500  # games read per query
 
@@ -174,3 +179,89 @@ def record_text(store, game: int, fmt: str) -> dict:
         said.insert(0, f"{found.dropped_variations} variation"
                        f"{'s' if found.dropped_variations > 1 else ''}")
     return {"text": write(found.kifu, fmt), "problem": None, "left_out": said}
+
+
+_UNSAFE_NAME = re.compile(r"[^\w.\-]+")
+
+
+def record_file_name(game: int, path: Optional[str], fmt: str) -> str:
+    """The file name of stored game ``game`` written alone in ``fmt``: its id, then the stem of
+    its source file ``path`` (what file names cannot hold made ``_``, at most 80 characters)::
+
+        >>> record_file_name(7, "records/羽生 vs 藤井?.kif", "csa")
+        '7-羽生_vs_藤井_.csa'
+        >>> record_file_name(8, None, "jkf")
+        '8-game.jkf'
+    """
+    from core.writers import EXTENSIONS
+
+    stem = _UNSAFE_NAME.sub("_", PurePath(path or "game").stem)[:80]
+    return f"{game}-{stem}{EXTENSIONS[fmt]}"
+
+
+class Archive(NamedTuple):
+    """Games as one download: ``data`` (bytes), its ``file_name`` and ``media_type``, the
+    number of games ``written`` and the ``problems`` of those that could not be (``game N:
+    why``)."""
+
+    data: bytes
+    file_name: str
+    media_type: str
+    written: int
+    problems: list
+
+
+def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-games") -> Archive:
+    """The games ``chosen`` (``chosen_games`` rows, or game ids) written in ``fmt`` as one
+    download: one CSA file (games split by ``/``) or one USI file (a line each), else a ZIP of
+    one file per game (``record_file_name``) named ``name``. A game that cannot be written is
+    left out and said in ``problems`` (and, for a ZIP, in its ``problems.txt``)::
+
+        >>> import tempfile, shutil
+        >>> from store.writer import ingest_paths
+        >>> folder = tempfile.mkdtemp()
+        >>> _ = ingest_paths(["data/samples/records"], folder)
+        >>> archive = games_archive(folder, [7, 8, 12], "kif")
+        >>> archive.file_name, archive.written, archive.problems  # doctest: +ELLIPSIS
+        ('kifudb-games.zip', 2, ["game 8: move 3 '２一角成(88)' could not be played ..."])
+        >>> sorted(zipfile.ZipFile(io.BytesIO(archive.data)).namelist())
+        ['12-ryuou201409020101.kif', '7-habu-fujii-2006.kif', 'problems.txt']
+        >>> usi = games_archive(folder, [7, 12], "usi")
+        >>> usi.file_name, usi.media_type, usi.data.decode().count("position ")
+        ('kifudb-games.usi', 'text/plain; charset=utf-8', 2)
+        >>> shutil.rmtree(folder)
+    """
+    from core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES, MULTI_GAME, write, write_games
+
+    fmt = checks.choice(fmt, "format", FORMATS)
+    paths = {row["game"]: row.get("path") for row in chosen if isinstance(row, dict)}
+    unnamed = [checks.game_id(game) for game in chosen if not isinstance(game, dict)]
+    for at in range(0, len(unnamed), _CHUNK):
+        chunk = unnamed[at:at + _CHUNK]
+        g = game_summary.c
+        paths.update((row["game"], row["path"]) for row in fetch(
+            store, sa.select(g.game, g.path).where(*_among(g.game, chunk))))
+    kifus, files, problems = [], [], []
+    for game, kifu, problem, _ in stored_kifus(store, chosen,
+                                               variations=fmt in ("kif", "ki2", "jkf")):
+        if kifu is None:
+            problems.append(f"game {game}: {problem}")
+            continue
+        if fmt in MULTI_GAME:
+            kifus.append(kifu)
+            continue
+        try:
+            files.append((record_file_name(game, paths.get(game), fmt), write(kifu, fmt)))
+        except ValueError as error:
+            problems.append(f"game {game}: {error}")
+    if fmt in MULTI_GAME:
+        return Archive(write_games(kifus, fmt).encode("utf-8"), name + EXTENSIONS[fmt],
+                       MEDIA_TYPES[fmt], len(kifus), problems)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for file_name, text in files:
+            archive.writestr(file_name, text.encode("utf-8"))
+        if problems:
+            archive.writestr("problems.txt", "\n".join(problems) + "\n")
+    return Archive(buffer.getvalue(), name + ".zip", "application/zip", len(files), problems)
+

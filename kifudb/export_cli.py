@@ -264,7 +264,7 @@ def _export_training(store, fmt, output: Path, filters, position, min_ply, dedup
 
 
 def _export_records(store, fmt, output: Path, encoding, filters, position):
-    from analytics.export import chosen_games, stored_kifus
+    from analytics.export import chosen_games, record_file_name, stored_kifus
     from core.writers import EXTENSIONS, MULTI_GAME, write_games
 
     one_file = output.suffix.lower() == EXTENSIONS[fmt] and not output.is_dir()
@@ -285,13 +285,12 @@ def _export_records(store, fmt, output: Path, encoding, filters, position):
             kifus.append(kifu)
             tally.wrote(kifu, fmt, dropped)
         else:
-            stem = _UNSAFE_NAME.sub("_", Path(paths.get(game) or "game").stem)[:80]
             try:
                 data = _written(kifu, fmt, encoding)
             except ValueError as error:
                 tally.problem(f"game {game}", str(error))
                 continue
-            _write(output / f"{game}-{stem}{EXTENSIONS[fmt]}", data)
+            _write(output / record_file_name(game, paths.get(game), fmt), data)
             tally.files += 1
             tally.wrote(kifu, fmt, dropped)
     if one_file:

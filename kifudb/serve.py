@@ -372,10 +372,10 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
             return JsonAnswer(found)
         if isinstance(found, ApiError):
             raise found
-        from core.writers import EXTENSIONS
+        from core.writers import EXTENSIONS, MEDIA_TYPES
 
         name = f"kifudb-{game_id}{EXTENSIONS[format]}"
-        return Response(found.encode("utf-8"), media_type=_MEDIA_TYPES[format],
+        return Response(found.encode("utf-8"), media_type=MEDIA_TYPES[format],
                         headers={"Content-Disposition": f'inline; filename="{name}"'})
 
     # ----- statistics: the questions of ``kifudb stats`` -----------------------------------------
@@ -508,12 +508,6 @@ def _searched(store, position: Position, mirror: bool, offset: int, limit: int) 
         hit.pop("path")  # the server's files are not the client's business
     return {"position": _described(position), "mirror": mirror, **total, "offset": offset,
             "limit": limit, "hits": hits}
-
-
-#: The media type of each record format (JKF is JSON; the others are text).
-_MEDIA_TYPES = {"kif": "text/plain; charset=utf-8", "ki2": "text/plain; charset=utf-8",
-                "csa": "text/plain; charset=utf-8", "usi": "text/plain; charset=utf-8",
-                "jkf": "application/json"}
 
 
 def _game(store, game_id: int, fmt: Optional[str]):

@@ -356,6 +356,38 @@ def test_game_viewer_downloads_the_game(server, tab, db):
     screenshot(tab, "05c-game-downloads")
 
 
+def test_the_games_of_a_search_download_as_one_zip_or_one_file(server, tab, db):
+    """On the position search, the games that reached the position download as a ZIP of KIF
+    files (one per game that can be written, the others said in problems.txt) or as one USI
+    file (a line per game)."""
+    import io
+    import zipfile
+
+    target = position_from_moves("7g7f 3c3d 2g2f")
+    games = {row[0] for row in db.execute(
+        "SELECT DISTINCT game FROM positions WHERE key = ? AND game IN (SELECT game FROM games)",
+        [target.key()]).fetchall()}
+    visit(tab, f"{server}/search?moves=7g7f+3c3d+2g2f", "occurrences in")
+    with tab.expect_download() as info:
+        tab.get_by_role("button", name="Download the games").click()
+    assert info.value.suggested_filename == "kifudb-search.zip"
+    archive = zipfile.ZipFile(io.BytesIO(Path(info.value.path()).read_bytes()))
+    names = [n for n in archive.namelist() if n != "problems.txt"]
+    problems = (archive.read("problems.txt").decode().splitlines()
+                if "problems.txt" in archive.namelist() else [])
+    assert {int(n.split("-", 1)[0]) for n in names} | {int(p.split()[1].rstrip(":"))
+                                                       for p in problems} == games
+    assert all(n.endswith(".kif") for n in names) and len(names) > 10
+    tab.get_by_role("combobox", name="Download as").click()
+    tab.get_by_role("option", name="USI (one file)").click()
+    settle(tab, "occurrences in")
+    with tab.expect_download() as info:
+        tab.get_by_role("button", name="Download the games").click()
+    assert info.value.suggested_filename == "kifudb-search.usi"
+    lines = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert len([line for line in lines if line.startswith("position ")]) == len(names)
+
+
 def test_flip_and_filters_follow_from_page_to_page(server, tab, db):
     visit(tab, f"{server}/explorer", "moves played next")
     near = tab.locator(f"{BOARD} g.piece.black").first.get_attribute("transform")

@@ -28,7 +28,8 @@ from core.writers.ki2 import write_ki2
 from core.writers.kif import write_kif
 from core.writers.usi import NOTED_HEADERS, write_usi
 
-__all__ = ["FORMATS", "EXTENSIONS", "MULTI_GAME", "write", "write_games", "left_out"]
+__all__ = ["FORMATS", "EXTENSIONS", "MULTI_GAME", "MEDIA_TYPES", "write", "write_games",
+           "left_out"]
 
 _WRITERS = {"kif": write_kif, "ki2": write_ki2, "csa": write_csa, "jkf": write_jkf,
             "usi": write_usi}
@@ -38,6 +39,10 @@ FORMATS = tuple(_WRITERS)
 EXTENSIONS = {"kif": ".kif", "ki2": ".ki2", "csa": ".csa", "jkf": ".jkf", "usi": ".usi"}
 #: the formats of which one file may hold several games
 MULTI_GAME = ("csa", "usi")
+#: format -> the media type its text is served and downloaded as (UTF-8)
+MEDIA_TYPES = {"kif": "text/plain; charset=utf-8", "ki2": "text/plain; charset=utf-8",
+               "csa": "text/plain; charset=utf-8", "jkf": "application/json",
+               "usi": "text/plain; charset=utf-8"}
 
 
 def _format(fmt: str) -> str:

@@ -21,6 +21,7 @@ from analytics import queries
 from analytics.results import Results
 from core.handicap import EVEN, HANDICAPS
 from dashboard import board, display, filters, nav, position_form
+from dashboard.downloads import games_download
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
@@ -125,13 +126,18 @@ def breadcrumbs(start: str, start_sfen: str, moves: list) -> None:
                       type="primary" if i == len(moves) else "tertiary")
 
 
+def _rating(value) -> str:
+    return "—" if value is None else f"{value:.0f}"
+
+
 def _percent(value) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
 
 
-def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index: int) -> None:
+def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index: int,
+             rated: bool = False) -> None:
     """One move played next: its button (the move's text), then its games, share, result bar,
-    ▲'s score and the latest date. A click anywhere on the row is a click on the button
+    ▲'s score, (``rated``: the average rating of the players who chose it) and the latest date. A click anywhere on the row is a click on the button
     (``style.py`` stretches the button over its row)."""
     played = Results(m["black_wins"], m["white_wins"], m["draws"], m["other"])
     score = played.score()
@@ -151,7 +157,8 @@ def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index
             + f'</span><span class="n">{_percent(score)}</span>'
             f'<span class="n decided" title="{escape(black)}\'s score is over '
             f'{played.decided:,} decided games">{played.decided:,}</span>'
-            f'<span class="latest">{escape(m["latest_date"] or "—")}</span></div>',
+            + (f'<span class="n rating">{_rating(m["average_rating"])}</span>' if rated else "")
+            + f'<span class="latest">{escape(m["latest_date"] or "—")}</span></div>',
             unsafe_allow_html=True)
 
 
@@ -163,6 +170,7 @@ def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
     """Each move played next (``move_row``), under a header; the rarer ones in an expander."""
     total = sum(m["count"] for m in found)
     black = display.side_name("black", handicap)
+    rated = any(m.get("average_rating") is not None for m in found)  # shogi-server games
     with st.container(key="moves-list", gap=None):
         st.markdown(
             f'<div class="kifudb-move-head"><span class="move">Move</span>'
@@ -170,15 +178,17 @@ def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
             f'<span class="n">Share</span><span class="bar">▲勝 · 分 · △勝</span>'
             f'<span class="n" title="{escape(black)}\'s score (a draw counts half) over the '
             f'decided games">▲ score</span><span class="n decided" title="The decided games (a win '
-            f'or a draw) the score stands on">decided</span><span class="latest">Latest</span>'
-            f'</div></div>',
+            f'or a draw) the score stands on">decided</span>'
+            + ('<span class="n rating" title="The average rating of the players who chose the '
+               'move (rated games only)">rating</span>' if rated else "")
+            + '<span class="latest">Latest</span></div></div>',
             unsafe_allow_html=True)
         for index, m in enumerate(found[:SHOWN]):
-            move_row(m, total, start, moves, handicap, index)
+            move_row(m, total, start, moves, handicap, index, rated)
         if len(found) > SHOWN:
             with st.expander(f"{len(found) - SHOWN} more moves"):
                 for index, m in enumerate(found[SHOWN:], start=SHOWN):
-                    move_row(m, total, start, moves, handicap, index)
+                    move_row(m, total, start, moves, handicap, index, rated)
     st.caption("Click a move to play it; ← and → step back and forward.")
 
 
@@ -276,6 +286,9 @@ def main() -> None:
             games_table([{**h, "next": display.move_text(position, h["next_move"])
                          if h["next_move"] else "—"} for h in latest],
                         key="explorer-games", extra=("next",), hide=("ply",))
+            games_download("explorer", "The games through this position"
+                           + (" that fit the filters" if chosen else ""), "kifudb-explorer",
+                           filters=chosen, sfen=sfen)
         else:
             st.caption("No game of the store reached this position.")
 

@@ -14,6 +14,7 @@ import streamlit as st
 from analytics import queries
 from core.position import Position
 from dashboard import board, display, nav, position_form
+from dashboard.downloads import games_download
 from dashboard.games_table import games_table
 from dashboard.state import require_store, stored
 
@@ -111,6 +112,8 @@ def main() -> None:
             return
         st.subheader(f"{total:,} occurrences in {games:,} games")
         hits_page(sfen, position, mirror, total)
+        games_download("search", "The games that reached this position (not its "
+                                         "mirror image)", "kifudb-search", sfen=sfen)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,52 @@
+"""Download the games a page lists — the games that reached a position, a player's games — as
+one ZIP of KIF (KI2, JKF) files or one CSA or USI file of them all
+(``analytics.export.games_archive``). The file is made when the button is clicked, not on
+every run of the page; a game that cannot be written in the format is left out, and a ZIP's
+``problems.txt`` says why."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analytics import export
+from analytics.filters import GameFilter
+from core.writers import EXTENSIONS, MEDIA_TYPES, MULTI_GAME
+from dashboard.state import store_root
+
+#: The choices of format, as the selector shows them.
+CHOICES = {"kif": "KIF (ZIP)", "ki2": "KI2 (ZIP)", "jkf": "JKF (ZIP)", "csa": "CSA (one file)",
+           "usi": "USI (one file)"}
+#: The most games one download holds (the first by id).
+MOST = 2000
+
+
+def file_name(name: str, fmt: str) -> str:
+    """The download's file name: ``name`` and the extension of ``fmt``'s file, or ``.zip``.
+
+    >>> file_name("kifudb-search", "kif"), file_name("kifudb-search", "csa")
+    ('kifudb-search.zip', 'kifudb-search.csa')
+    """
+    return name + (EXTENSIONS[fmt] if fmt in MULTI_GAME else ".zip")
+
+
+def games_download(key: str, what: str, name: str, filters: GameFilter = GameFilter(),
+                   sfen: str | None = None) -> None:
+    """A format selector and a button that downloads the games of ``filters`` that reached the
+    position ``sfen`` (any position: None) — ``what`` says which they are on the button's help
+    — as ``name`` with the format's extension."""
+    root = str(store_root())
+    with st.container(horizontal=True, vertical_alignment="bottom", key=f"{key}-downloads"):
+        fmt = st.selectbox("Download as", list(CHOICES), format_func=CHOICES.get,
+                           key=f"{key}-format", width=170)
+
+        def data() -> bytes:
+            chosen = export.chosen_games(root, filters, position=sfen)[:MOST]
+            return export.games_archive(root, chosen, fmt, name).data
+
+        st.download_button("Download the games", data=data, file_name=file_name(name, fmt),
+                           mime=MEDIA_TYPES[fmt] if fmt in MULTI_GAME else "application/zip",
+                           key=f"{key}-download", on_click="ignore", icon=":material/download:",
+                           help=f"{what}, at most {MOST:,} (the first by id). A game that "
+                                f"cannot be written as {fmt.upper()} is left out"
+                                + ("." if fmt in MULTI_GAME else
+                                   ": the ZIP's problems.txt says why."))
