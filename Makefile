@@ -1,6 +1,8 @@
 # The two commands of the README: `make demo` (the main job: ingest the samples, open the
 # dashboard) and `make test` (the whole suite); `make test-fast` leaves out the slow tests.
-# Each creates .venv with the project and its dev extras when it is missing or out of date.
+# Each creates .venv with the project and its dev extras when it is missing or out of date,
+# and compiles the engine (core/: rules, keys, the notations' move parsers) with mypyc when a C
+# compiler is there (`native`).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +10,11 @@ STAMP := $(VENV)/.installed
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test test-fast bench clean chromium
+# the modules core/_native.py lists, compiled in place (tools/build_native.py); the build record
+# holds the SHA-256 of each source compiled
+NATIVE := core/compiled.json
+
+.PHONY: demo test test-fast test-pure native bench clean chromium
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +22,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# compile again whenever a source may have changed; without a C compiler, one line says so and
+# the interpreted source runs
+$(NATIVE): $(STAMP) tools/build_native.py $(wildcard core/*.py core/notation/*.py)
+	$(BIN)/python tools/build_native.py
+
+native: $(NATIVE)
+
+demo: $(STAMP) native
 	$(BIN)/kifudb replay data/samples/games.usi
 	rm -rf data/store  # the demo store is made from the samples anew, in the current format
 	$(BIN)/kifudb ingest data/samples --store data/store
@@ -30,16 +43,27 @@ chromium:
 	  || $(SUDO) apt-get install -y chromium fonts-noto-cjk \
 	  || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-noto-cjk)
 
-test: $(STAMP) chromium
+# the whole suite on the compiled build, then the engine's and readers' tests interpreted
+test: $(STAMP) chromium native
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory test-pure
+
+# the interpreted source (KIFUDB_PURE: core/_native.py loads the .py files, not the compiled
+# modules): core's and the readers' doctests and tests
+PURE_TESTS := core ingest tests/test_rules.py tests/test_position.py tests/test_game.py \
+	tests/test_notation.py tests/test_svg.py tests/test_native.py tests/test_validate.py \
+	tests/test_decode.py tests/test_builder.py $(wildcard tests/test_ingest_*.py)
+test-pure: $(STAMP)
+	KIFUDB_PURE=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 
 # the quick loop: everything but the tests marked slow (the browser, the differential tests
 # against cshogi, the killed ingests; see `markers` in pyproject.toml)
-test-fast: $(STAMP)
+test-fast: $(STAMP) native
 	$(BIN)/python -m pytest -m "not slow"
 
-bench: $(STAMP)
+bench: $(STAMP) native
 	$(BIN)/python -m bench
 
 clean:
+	test ! -x $(BIN)/python || $(BIN)/python tools/build_native.py --clean
 	rm -rf $(VENV) .pytest_cache build *.egg-info

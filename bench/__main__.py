@@ -4,10 +4,12 @@ Every library parses each USI move, checks that it is legal with its single-move
 and computes the position's hash key. Figures are positions per second, the median of several
 runs, and the ratio of each library to kifudb. Corpora: the real games of
 ``tests/fixtures/usi/real_games.usi`` and a seeded synthetic corpus of
-random legal games (``bench/synthetic.py``). perft(4) from the start position closes the run.
+random legal games (``bench/synthetic.py``). perft(5) from the start position closes the run.
+When the compiled build (mypyc, ``make native``) runs, kifudb's interpreted source is measured
+beside it, in a fresh process (``bench/interpreted.py``): "kifudb interpreted" rows.
 
-    python -m bench [--runs 5] [--synthetic 2000] [--only engine|ingest|store|stats|dashboard]
-                    [--store-scale 100k[,10M]]
+    python -m bench [--runs 5] [--synthetic 2000] [--store-scale 100k[,10M]]
+                    [--only engine|ingest|store|stats|training|writers|dashboard|serve]
 
 The ingest part (``bench/ingest.py``) measures read + parse + validate + key on the KIF and CSA
 fixture files beside rsshogi's and cshogi's readers, and ``--jobs 2`` against one job.
@@ -18,6 +20,17 @@ search and explorer latency, beside a plain DuckDB table of SFEN strings. ``--st
 takes comma-separated sizes in positions; the default, 100k, keeps ``make bench`` within a few
 minutes; ``--store-scale 100k,10M`` adds the 10M run of issue 4's targets (about 10 minutes
 more, several GB under ``bench/results``).
+
+The training part (``bench/training.py``) writes hcpe training data from the first
+``--store-scale`` store with ``kifudb export --to hcpe``'s writer, beside cshogi's and rsshogi's.
+
+The writers part (``bench/writers.py``) writes KIF and CSA files with ``kifudb convert``'s
+writers beside rsshogi's and cshogi's on the same games, and converts the KIF fixtures to CSA
+beside rsshogi.
+
+The serve part (``bench/serve.py``) loads ``kifudb serve`` with a real HTTP client at 1, 8 and 32
+concurrent clients (``/explore`` on popular positions, ``/search`` on random ones): requests
+per second, p50/p99 latency, errors, on the stores of ``--store-scale``.
 
 The stats part (``bench/stats.py``) measures the cost of classifying a game (castles and
 openings) beside replaying it, and every statistics query on the stores of ``--store-scale``.
@@ -34,7 +47,7 @@ from pathlib import Path
 
 from bench.others import available, load_usi, replay_cshogi, replay_python_shogi, replay_rsshogi
 from bench.synthetic import synthetic_games
-from core import Move, Position, perft
+from core import Move, Position, _native, perft
 from core.game import Game
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,10 +92,15 @@ def measure(function, games, runs: int):
     return n, statistics.median(times)
 
 
-def run_corpus(title: str, games, runs: int) -> None:
+def run_corpus(title: str, games, runs: int, path: Path) -> None:
+    """Every library on ``games`` (read from ``path``); kifudb interpreted too, beside its
+    compiled build."""
+    from bench.interpreted import compiled, timed
+
     moves = sum(len(m) for _, m in games)
-    print(f"\n## {title}: {len(games)} games, {moves} positions (median of {runs} runs)")
-    print(f"{'library':28s} {'version':>9s} {'positions/s':>13s} {'median s':>9s} "
+    print(f"\n## {title}: {len(games)} games, {moves} positions (median of {runs} runs; "
+          f"kifudb {_native.status()})")
+    print(f"{'library':30s} {'version':>9s} {'positions/s':>13s} {'median s':>9s} "
           f"{'vs kifudb':>10s}")
     versions = available()
     contenders = [("kifudb (Game.play)", "0.1.0", replay_kifudb),
@@ -92,14 +110,21 @@ def run_corpus(title: str, games, runs: int) -> None:
         if versions.get(name):
             contenders.append((name, versions[name], function))
         else:
-            print(f"{name:28s} not installed")
+            print(f"{name:30s} not installed")
+    if compiled():
+        contenders[2:2] = [
+            ("kifudb interpreted (Game.play)", "0.1.0", lambda _: timed("game", path, runs)),
+            ("kifudb interpreted (Position)", "0.1.0", lambda _: timed("position", path, runs))]
     baseline = None
     for name, version, function in contenders:
-        n, seconds = measure(function, games, runs)
+        if name.startswith("kifudb interpreted"):
+            n, seconds = function(games)
+        else:
+            n, seconds = measure(function, games, runs)
         assert n == moves, (name, n, moves)
         rate = n / seconds
         baseline = baseline or rate
-        print(f"{name:28s} {version:>9s} {rate:13,.0f} {seconds:9.3f} {rate / baseline:9.2f}x")
+        print(f"{name:30s} {version:>9s} {rate:13,.0f} {seconds:9.3f} {rate / baseline:9.2f}x")
 
 
 def cached_synthetic(count: int):
@@ -122,7 +147,8 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--synthetic", type=int, default=2000, help="synthetic games (seeded)")
     parser.add_argument("--no-perft", action="store_true")
-    parser.add_argument("--only", choices=("engine", "ingest", "store", "stats", "dashboard"),
+    parser.add_argument("--only", choices=("engine", "ingest", "store", "stats", "training",
+                                           "writers", "dashboard", "serve"),
                         help="run one part only (the dashboard part runs only when asked)")
     parser.add_argument("--store-scale", default="100k",
                         help="store benchmark sizes in positions, comma-separated (e.g. 100k,10M)")
@@ -142,28 +168,47 @@ def main(argv=None) -> int:
     if args.only in (None, "stats"):
         from bench.stats import run_stats
         run_stats(args.store_scale.split(","), args.runs)
+    if args.only in (None, "training"):
+        from bench.training import run_training
+        run_training(args.store_scale.split(",")[0], args.runs)
+    if args.only in (None, "writers"):
+        from bench.writers import run_writers
+        run_writers(args.runs)
     if args.only == "dashboard":
         from bench.dashboard import run_scales
         run_scales(args.store_scale.split(","))
+    if args.only in (None, "serve"):
+        from bench.serve import run_scales as run_serve_scales
+        run_serve_scales(args.store_scale.split(","))
     return 0
 
 
 def run_engine(args) -> None:
     """Replay the real and synthetic games with every engine, then perft."""
-    real = load_usi(ROOT / "tests/fixtures/usi/real_games.usi")
-    run_corpus("real games", real, args.runs)
+    real_path = ROOT / "tests/fixtures/usi/real_games.usi"
+    run_corpus("real games", load_usi(real_path), args.runs, real_path)
     synthetic = cached_synthetic(args.synthetic)
-    run_corpus("synthetic corpus (seed 2026)", synthetic, args.runs)
+    run_corpus("synthetic corpus (seed 2026)", synthetic, args.runs,
+               ROOT / "bench" / "results" / f"synthetic-2026-{args.synthetic}.usi")
     if not args.no_perft:
-        print("\n## perft from the start position (kifudb)")
+        from bench.interpreted import compiled, timed
+
+        print(f"\n## perft from the start position (kifudb {_native.status()})")
         position = Position()
-        for depth, expected in ((1, 30), (2, 900), (3, 25470), (4, 719731)):
+        for depth, expected in ((1, 30), (2, 900), (3, 25470), (4, 719731), (5, 19861490)):
             started = time.perf_counter()
             nodes = perft(position, depth)
             seconds = time.perf_counter() - started
-            status = "ok" if nodes == expected else f"WRONG (expected {expected})"
-            print(f"perft({depth}) = {nodes:>7} {status}  {seconds:7.3f} s  "
-                  f"{nodes / max(seconds, 1e-9):12,.0f} leaves/s")
+            _print_perft(depth, nodes, expected, seconds)
+        if compiled():
+            nodes, seconds = timed("perft5", real_path, 1)
+            _print_perft(5, nodes, 19861490, seconds, "  (interpreted)")
+
+
+def _print_perft(depth: int, nodes: int, expected: int, seconds: float, note: str = "") -> None:
+    status = "ok" if nodes == expected else f"WRONG (expected {expected})"
+    print(f"perft({depth}) = {nodes:>8} {status}  {seconds:7.3f} s  "
+          f"{nodes / max(seconds, 1e-9):12,.0f} leaves/s{note}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,8 @@ Every contender starts from the file's bytes, decodes them, parses the record, c
 of the main line with its single-move legality test, plays it and computes the position's key.
 The corpus is restricted to the files that every library reads to the same number of moves as
 kifudb (the others skip some records or mis-read them; the count left out is printed).
+When the compiled build runs, "kifudb interpreted" is kifudb again in a process that loads the
+``.py`` files (``KIFUDB_PURE=1``, ``core/_native.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from core import _native
 from ingest.pipeline import read_data
 from ingest.read import record_files
 from kifudb.validate import validate_files
@@ -103,8 +106,10 @@ def cshogi_games(items) -> int:
 
 
 CONTENDERS = (("kifudb", kifudb_games), ("rsshogi", rsshogi_games), ("cshogi", cshogi_games))
-#: the contenders timed: the three that read alike, and rsshogi's reader alone
-TIMED = dict(CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),))
+#: the contenders timed: the three that read alike, and rsshogi's reader alone; kifudb
+#: interpreted beside its compiled build (``_time_in_child`` sets ``KIFUDB_PURE``)
+TIMED = dict(CONTENDERS + (("rsshogi reader only", rsshogi_reader_only),
+                           ("kifudb interpreted", kifudb_games)))
 
 
 def _counts(item) -> set:
@@ -141,7 +146,10 @@ def _time_in_child(name: str, listing: str, repeat: int) -> tuple:
     keeps one library's memory and caches from slowing another (rsshogi ran 30% slower in a
     process where kifudb had run before)."""
     command = [sys.executable, "-m", "bench.ingest", "time", name, listing, str(repeat)]
-    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT)
+    env = dict(os.environ)
+    if name == "kifudb interpreted":
+        env[_native.PURE_VARIABLE] = "1"
+    done = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT, env=env)
     n, seconds = done.stdout.split()
     return int(n), float(seconds)
 
@@ -180,12 +188,14 @@ def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
     games = sum(len(read_data(d, p).games) for p, d, _, _ in kept)
     print(f"\n## {kind.upper()} files: read + parse + validate + key ({len(kept)} of {len(items)} "
           f"files that every library reads alike, {games} games, each file {repeat}x; median of "
-          f"{runs} interleaved runs, each in a fresh process)")
+          f"{runs} interleaved runs, each in a fresh process; kifudb {_native.status()})")
+    names = [name for name in TIMED
+             if name != "kifudb interpreted" or _native.status().startswith("compiled")]
     print(f"{'library':20s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
     with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as listing:
         json.dump([[path, codec, fmt] for path, _, codec, fmt in kept], listing)
         listing.flush()
-        timed = _interleaved_times(TIMED, listing.name, repeat, runs)
+        timed = _interleaved_times(names, listing.name, repeat, runs)
     base = timed["kifudb"][1]
     for name, (n, seconds) in timed.items():
         median = statistics.median(seconds)

@@ -10,6 +10,10 @@ Pure Python, standard library only. The public API in one place::
     (False, 30)
 """
 
+from core import _native
+
+_native.choose()  # first: the compiled build, or the interpreted source (core/_native.py)
+
 from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
                          PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON,
                          square, square_name, file_of, rank_of, piece, piece_type, piece_colour)

@@ -29,7 +29,7 @@ from core.position import Position, IllegalMove, STARTING_SFEN
 
 
 @lru_cache(maxsize=256)
-def _start_position(sfen: str):
+def _start_position(sfen: str) -> tuple[Position, str]:
     """Start positions repeat (the even start, handicaps): parse each SFEN once (callers copy),
     with its canonical SFEN."""
     position = Position.from_sfen(sfen)
@@ -63,7 +63,7 @@ class Game:
             parsed, self._start_sfen = _start_position(start)
             self.position = parsed.copy()
         self._start = self.position.copy()
-        self.moves: list = []
+        self.moves: list[Move] = []
         self.keys = [self.position.key()]
         self.checks = [self.position.is_check()]
         self._seen = {self.keys[0]: 1}  # key -> how many times the position occurred

@@ -28,11 +28,13 @@ Two different positions share a key with probability about 2**-64 per pair.
 
 from __future__ import annotations
 
-SEED = 0x6B69667564623031
-_MASK = (1 << 64) - 1
+from typing import Final, Iterator
+
+SEED: Final = 0x6B69667564623031
+_MASK: Final = (1 << 64) - 1
 
 
-def splitmix64(seed: int):
+def splitmix64(seed: int) -> Iterator[int]:
     """Yield the SplitMix64 stream of ``seed`` forever.
 
     >>> next(splitmix64(0)) == 0xE220A8397B1DCDAF
@@ -47,7 +49,7 @@ def splitmix64(seed: int):
         yield z ^ (z >> 31)
 
 
-def _build():
+def _build() -> tuple[list[list[int]], list[list[list[int]]], int]:
     stream = splitmix64(SEED)
     board = [[0] * 81 for _ in range(32)]  # indexed by board code = type + 16 * colour
     for colour in (0, 1):
@@ -61,4 +63,7 @@ def _build():
 
 
 #: BOARD[code][square], HAND[colour][type][count] (count 0 maps to 0) and WHITE_TO_MOVE.
-BOARD, HAND, WHITE_TO_MOVE = _build()
+_TABLES = _build()
+BOARD: Final = _TABLES[0]
+HAND: Final = _TABLES[1]
+WHITE_TO_MOVE: Final = _TABLES[2]

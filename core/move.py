@@ -14,11 +14,11 @@ A move knows nothing of the position: whether it is legal is
 
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from typing import Final, NamedTuple, Optional
 
 from core.pieces import USI_LETTERS, USI_RANKS, PAWN, GOLD, square_name
 
-_FILES = "123456789"
+_FILES: Final = "123456789"
 
 
 class Move(NamedTuple):
@@ -30,8 +30,11 @@ class Move(NamedTuple):
     drop: Optional[int] = None
 
     @classmethod
-    def from_usi(cls, text: str) -> "Move":
-        """Parse USI text (``7g7f``, ``8h2b+``, ``P*5e``); raises ``ValueError`` if malformed."""
+    def from_usi(cls, text: object) -> "Move":
+        """Parse USI text (``7g7f``, ``8h2b+``, ``P*5e``); raises ``ValueError`` if malformed
+        (or not text at all)."""
+        if not isinstance(text, str):
+            return _parse_usi(text)  # raises the ValueError
         move = _USI_CACHE.get(text)
         if move is None:
             move = _parse_usi(text)
@@ -51,6 +54,7 @@ class Move(NamedTuple):
 
     def _usi(self) -> str:
         if self.from_square is None:
+            assert self.drop is not None, "a drop names the piece dropped"
             return f"{USI_LETTERS[self.drop]}*{square_name(self.to_square)}"
         text = square_name(self.from_square) + square_name(self.to_square)
         return text + "+" if self.promotion else text
@@ -66,7 +70,7 @@ def _square(text: str) -> int:
     return _FILES.index(text[0]) * 9 + USI_RANKS.index(text[1])
 
 
-def _parse_usi(text: str) -> Move:
+def _parse_usi(text: object) -> Move:
     if not isinstance(text, str):
         raise ValueError(f"USI move must be text, not {type(text).__name__}")
     try:
@@ -82,12 +86,13 @@ def _parse_usi(text: str) -> Move:
     raise ValueError(f"not a USI move: {text!r} (expected e.g. 7g7f, 8h2b+ or P*5e)")
 
 
-_USI_CACHE: dict = {}  # text -> Move (valid USI texts only, so at most ~13,000 entries)
-_USI_TEXT: dict = {}  # Move -> text, likewise bounded
+#: text -> Move (valid USI texts only, so at most ~13,000 entries)
+_USI_CACHE: Final[dict[str, Move]] = {}
+_USI_TEXT: Final[dict[Move, str]] = {}  # Move -> text, likewise bounded
 
 
 #: the first code of a drop (below it, board moves: ``from * 81 + to``, +6561 promoting)
-DROP_BASE = 13122
+DROP_BASE: Final = 13122
 
 
 def move_code(move: Move) -> int:
@@ -100,18 +105,49 @@ def move_code(move: Move) -> int:
         (True, 'P*5e')
     """
     if move.from_square is None:
+        assert move.drop is not None, "a drop names the piece dropped"
         return DROP_BASE + (move.drop - 1) * 81 + move.to_square
     return move.from_square * 81 + move.to_square + (6561 if move.promotion else 0)
 
 
 def code_move(code: int) -> Move:
-    """The move of a ``move_code``."""
+    """The move of a ``move_code``: one shared value per move (moves are values, and handing out
+    the same one is cheaper than making a new one each time)."""
+    move = _BY_CODE[code]
+    if move is None:
+        move = _BY_CODE[code] = _new_move(code)
+    return move
+
+
+def board_move(from_square: int, to_square: int, promotion: bool) -> Move:
+    """The board move from ``from_square`` to ``to_square`` (promoting or not), as
+    ``code_move`` hands it out; how ``Position`` generates moves.
+
+    >>> board_move(60, 59, False), drop_move(PAWN, 40)
+    (Move.from_usi('7g7f'), Move.from_usi('P*5e'))
+    >>> board_move(60, 59, False) is board_move(60, 59, False)
+    True
+    """
+    return code_move(from_square * 81 + to_square + (6561 if promotion else 0))
+
+
+def drop_move(piece_type: int, to_square: int) -> Move:
+    """The drop of ``piece_type`` on ``to_square``, as ``code_move`` hands it out."""
+    return code_move(DROP_BASE + (piece_type - 1) * 81 + to_square)
+
+
+def _new_move(code: int) -> Move:
     if code >= DROP_BASE:
         drop, to = divmod(code - DROP_BASE, 81)
         return Move(None, to, False, drop + 1)
     promotion = code >= 6561
     from_square, to = divmod(code - 6561 if promotion else code, 81)
     return Move(from_square, to, promotion, None)
+
+
+#: move code -> its move, made on first use (13,689 codes: every board move, promoting or not,
+#: and every drop)
+_BY_CODE: Final[list[Optional[Move]]] = [None] * (DROP_BASE + 7 * 81)
 
 
 def code_usi(code: int) -> str:

@@ -16,26 +16,42 @@ A *piece type* is ``1..14``; a *piece* on the board is ``type + 16 * colour``
 
 from __future__ import annotations
 
-BLACK, WHITE = 0, 1
-COLOUR_NAMES = ("black", "white")
+from typing import Final
 
-PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING = 1, 2, 3, 4, 5, 6, 7, 8
-PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON = 9, 10, 11, 12, 13, 14
-PROMOTE = 8  # add to a promotable type (PAWN..ROOK) to get its promoted type
+# Final: the compiled build (mypyc) folds these constants into the code that uses them
+BLACK: Final = 0
+WHITE: Final = 1
+COLOUR_NAMES: Final = ("black", "white")
+
+PAWN: Final = 1
+LANCE: Final = 2
+KNIGHT: Final = 3
+SILVER: Final = 4
+BISHOP: Final = 5
+ROOK: Final = 6
+GOLD: Final = 7
+KING: Final = 8
+PRO_PAWN: Final = 9
+PRO_LANCE: Final = 10
+PRO_KNIGHT: Final = 11
+PRO_SILVER: Final = 12
+HORSE: Final = 13
+DRAGON: Final = 14
+PROMOTE: Final = 8  # add to a promotable type (PAWN..ROOK) to get its promoted type
 
 #: Piece types that may be held in hand, weakest first (the order of ``Position.hands``).
-HAND_TYPES = (PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD)
+HAND_TYPES: Final = (PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD)
 #: The same types in the order SFEN, KIF diagrams and boards write a hand: R B G S N L P.
-HAND_ORDER = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
+HAND_ORDER: Final = (ROOK, BISHOP, GOLD, SILVER, KNIGHT, LANCE, PAWN)
 #: The type each type returns to when captured (index = type): ``UNPROMOTED[DRAGON] == ROOK``.
-UNPROMOTED = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
+UNPROMOTED: Final = (0, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 3, 4, 5, 6)
 #: How many of each type exist in a full set (index = type); bounds hands and SFEN input.
-FULL_SET = (0, 18, 4, 4, 4, 2, 2, 4, 2)
+FULL_SET: Final = (0, 18, 4, 4, 4, 2, 2, 4, 2)
 
 #: USI / SFEN letters of the unpromoted types (upper case is Black).
-USI_LETTERS = " PLNSBRGK"
+USI_LETTERS: Final = " PLNSBRGK"
 #: USI rank letters, index = rank - 1 (``a`` is rank 1, the far side from Black).
-USI_RANKS = "abcdefghi"
+USI_RANKS: Final = "abcdefghi"
 #: CSA codes, index = type.
 CSA_CODES = ("", "FU", "KY", "KE", "GI", "KA", "HI", "KI", "OU",
              "TO", "NY", "NK", "NG", "UM", "RY")
@@ -65,11 +81,12 @@ FILE_DIGITS_FULL = "０１２３４５６７８９"
 RANK_KANJI = "〇一二三四五六七八九"
 
 #: The even-game start position.
-STARTING_SFEN = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
+STARTING_SFEN: Final = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
 
 #: ``ZONE[colour][square]``: True in ``colour``'s promotion zone (the three far ranks).
-ZONE = (tuple(sq % 9 < 3 for sq in range(81)), tuple(sq % 9 > 5 for sq in range(81)))
+ZONE: Final[tuple[tuple[bool, ...], tuple[bool, ...]]] = (
+    tuple(sq % 9 < 3 for sq in range(81)), tuple(sq % 9 > 5 for sq in range(81)))
 
 
 def piece(colour: int, piece_type: int) -> int:

@@ -22,24 +22,29 @@
 
 from __future__ import annotations
 
-from typing import Iterator, NamedTuple, Optional
+from typing import Any, Final, Iterator, NamedTuple, Optional, Sequence
 
 from core import key as _key
-from core.move import Move
+from core.move import Move, board_move, drop_move
 from core.pieces import (BLACK, WHITE, PAWN, KNIGHT, ROOK, GOLD, KING, PROMOTE, HAND_TYPES,
                          HAND_ORDER, UNPROMOTED, ZONE, FULL_SET, USI_LETTERS, COLOUR_NAMES,
                          ENGLISH_NAMES as _NAMES, STARTING_SFEN, square_name, is_dead_square)
 from core.tables import (STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE, FILE_SQUARES,
                          PIN_RAY)
 
-_BOARD_KEYS, _HAND_KEYS, _WHITE_KEY = _key.BOARD, _key.HAND, _key.WHITE_TO_MOVE  # for push
-_DEAD = tuple(tuple(tuple(is_dead_square(c, t, s) for s in range(81)) for t in range(15))
-              for c in (BLACK, WHITE))
+_BOARD_KEYS: Final = _key.BOARD  # for push
+_HAND_KEYS: Final = _key.HAND
+_WHITE_KEY: Final = _key.WHITE_TO_MOVE
+#: _DEAD[colour][type][square]: an unpromoted piece of that type could never move from there.
+_DEAD: Final[tuple[tuple[tuple[bool, ...], ...], ...]] = tuple(
+    tuple(tuple(is_dead_square(c, t, s) for s in range(81)) for t in range(15))
+    for c in (BLACK, WHITE))
 #: Per attacked square and attacking colour: (NEAR set, FAR set, first square, further squares).
-_ATTACK_RAYS = tuple(
+_AttackRay = tuple[frozenset[int], frozenset[int], int, tuple[int, ...]]
+_ATTACK_RAYS: Final[tuple[tuple[tuple[_AttackRay, ...], ...], ...]] = tuple(
     tuple(tuple((NEAR[by][d], FAR[by][d], ray[0], ray[1:]) for d, ray in RAY8[s]) for s in range(81))
     for by in (BLACK, WHITE))
-_KNIGHT_ATTACKERS = tuple(
+_KNIGHT_ATTACKERS: Final[tuple[tuple[tuple[int, ...], ...], ...]] = tuple(
     tuple(KNIGHT_FROM[by][s] for s in range(81)) for by in (BLACK, WHITE))
 
 
@@ -56,7 +61,7 @@ class IllegalMove(NamedTuple):
 class IllegalMoveError(ValueError):
     """Raised by ``push_usi`` (and notation readers) for a move that breaks a rule."""
 
-    def __init__(self, reason: IllegalMove, text: str = ""):
+    def __init__(self, reason: IllegalMove, text: str = "") -> None:
         self.reason = reason
         self.code = reason.code
         super().__init__(f"{text}: {reason}" if text else str(reason))
@@ -67,19 +72,20 @@ class SfenError(ValueError):
 
 
 #: piece code -> its SFEN letters ("1" for an empty square); the squares in SFEN's order
-_SFEN_TOKENS = ["1"] + [""] * 31
+_SFEN_TOKENS: Final = ["1"] + [""] * 31
 for _code in range(1, 32):
     if _code & 15 and _code & 15 < 15:
         _t = _code & 15
         _letter = USI_LETTERS[UNPROMOTED[_t]]
         _letter = _letter if _code < 16 else _letter.lower()
         _SFEN_TOKENS[_code] = "+" + _letter if _t > KING else _letter
-_SFEN_ORDER = tuple(file * 9 + rank for rank in range(9) for file in range(8, -1, -1))
-_EMPTY_RUNS = ["1" * n for n in range(10)]
-_DIGITS = [str(n) for n in range(10)]
+_SFEN_ORDER: Final = tuple(file * 9 + rank for rank in range(9) for file in range(8, -1, -1))
+_EMPTY_RUNS: Final = ["1" * n for n in range(10)]
+_DIGITS: Final = [str(n) for n in range(10)]
 
 
-def sfen_of(board, hands, turn: int, move_number: int = 1) -> str:
+def sfen_of(board: Sequence[int], hands: Sequence[Sequence[int]], turn: int,
+            move_number: int = 1) -> str:
     """The SFEN of 81 piece codes, the two hands (counts by piece type) and the side to move —
     for readers that build a position square by square.
 
@@ -100,6 +106,11 @@ def sfen_of(board, hands, turn: int, move_number: int = 1) -> str:
     return f"{text} {'bw'[turn]} {hand or '-'} {move_number}"
 
 
+#: ``Position(_BLANK)``: a position whose maker sets every attribute itself (``copy``, ``mirror``);
+#: cheaper than ``Position.__new__``, which a compiled class makes slow.
+_BLANK: Final = object()
+
+
 def piece_name(code: int) -> str:
     """English name of a piece code or type: ``piece_name(13) == 'horse'``."""
     return _NAMES[code & 15]
@@ -115,13 +126,24 @@ class Position:
     __slots__ = ("board", "hands", "turn", "move_number", "king_squares", "_key", "_stack",
                  "_in_check")
 
-    def __init__(self, sfen: str = STARTING_SFEN):
-        self._set_sfen(sfen)
+    board: list[int]
+    hands: list[list[int]]
+    turn: int
+    move_number: int
+    king_squares: list[Optional[int]]  # None: that side has no king (a mating problem)
+    _key: int
+    #: per move played: (the move, the piece it captured or 0, the key and check flag before it)
+    _stack: list[tuple[Move, int, int, Optional[bool]]]
+    _in_check: Optional[bool]  # None until asked
+
+    def __init__(self, sfen: object = STARTING_SFEN) -> None:
+        if sfen is not _BLANK:
+            self._set_sfen(sfen)
 
     # ----- reading and writing SFEN -------------------------------------------------------------
 
     @classmethod
-    def from_sfen(cls, text: str) -> "Position":
+    def from_sfen(cls, text: object) -> "Position":
         """The position an SFEN string describes (``sfen`` prefix and move number optional;
         ``startpos`` means the even-game start). Raises ``SfenError`` saying what is wrong.
 
@@ -130,7 +152,7 @@ class Position:
         """
         return cls(text)
 
-    def _set_sfen(self, text: str) -> None:
+    def _set_sfen(self, text: object) -> None:
         if not isinstance(text, str):
             raise SfenError(f"SFEN must be text, not {type(text).__name__}")
         fields = text.split()
@@ -197,7 +219,7 @@ class Position:
         for t in range(1, 9):
             if counts[t] > FULL_SET[t]:
                 raise SfenError(f"{counts[t]} {_NAMES[t]}s: a set has only {FULL_SET[t]}")
-        kings = [None, None]
+        kings: list[Optional[int]] = [None, None]
         for s, code in enumerate(board):
             if code & 15 == KING:
                 if kings[code >> 4] is not None:
@@ -225,7 +247,7 @@ class Position:
     def copy(self, last_move: bool = False) -> "Position":
         """An independent copy without the move history, or (``last_move``) with only the
         move that led to this position (KIF's and KI2's 同 read it)."""
-        other = Position.__new__(Position)
+        other = Position(_BLANK)
         other.board = self.board[:]
         other.hands = [self.hands[0][:], self.hands[1][:]]
         other.turn = self.turn
@@ -254,7 +276,7 @@ class Position:
         >>> pos.mirror().key() == Position.from_sfen(pos.mirror().sfen()).key()
         True
         """
-        other = Position.__new__(Position)
+        other = Position(_BLANK)
         other.board = [self.board[(8 - s // 9) * 9 + s % 9] for s in range(81)]
         other.hands = [self.hands[0][:], self.hands[1][:]]
         other.turn = self.turn
@@ -266,17 +288,17 @@ class Position:
         other._key = other._compute_key()
         return other
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return (isinstance(other, Position) and self.board == other.board
                 and self.hands == other.hands and self.turn == other.turn)
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return self._key
 
     def __repr__(self) -> str:
         return f"Position.from_sfen({self.sfen()!r})"
 
-    def svg(self, **options) -> str:
+    def svg(self, **options: Any) -> str:
         """The position drawn as a self-contained SVG board (``core.svg.board_svg``; options
         ``last_move``, ``flip``, ``size``, ``coordinates``)."""
         from core.svg import board_svg
@@ -325,7 +347,7 @@ class Position:
                 return True
         return False
 
-    def attackers(self, sq: int, by: int) -> list:
+    def attackers(self, sq: int, by: int) -> list[int]:
         """The squares of the pieces of colour ``by`` that attack ``sq``."""
         b = self.board
         found = []
@@ -347,12 +369,13 @@ class Position:
 
     def is_check(self) -> bool:
         """True if the side to move's king is attacked."""
-        if self._in_check is None:
+        in_check = self._in_check
+        if in_check is None:
             ksq = self.king_squares[self.turn]
-            self._in_check = ksq is not None and self.attacked(ksq, self.turn ^ 1)
-        return self._in_check
+            in_check = self._in_check = ksq is not None and self.attacked(ksq, self.turn ^ 1)
+        return in_check
 
-    def irregularities(self) -> list:
+    def irregularities(self) -> list[IllegalMove]:
         """Ways the position breaks the rules as it stands, as ``IllegalMove`` reasons: two
         unpromoted pawns of one side on a file (``nifu``), a piece that could never move
         (``dead_piece``), or the side not to move in check (``king_capturable``). Empty for any
@@ -375,7 +398,8 @@ class Position:
                 found.append(IllegalMove("dead_piece", f"the {COLOUR_NAMES[code >> 4]} "
                                          f"{_NAMES[code & 15]} on {square_name(s)} can never move"))
         other = self.turn ^ 1
-        if self.king_squares[other] is not None and self.attacked(self.king_squares[other], self.turn):
+        other_king = self.king_squares[other]
+        if other_king is not None and self.attacked(other_king, self.turn):
             found.append(IllegalMove("king_capturable", f"{COLOUR_NAMES[other]}'s king is in check "
                                      f"although {COLOUR_NAMES[self.turn]} is to move"))
         return found
@@ -398,8 +422,10 @@ class Position:
         b = self.board
         c = self.turn
         ksq = self.king_squares[c]
+        if ksq is None:  # not in check, then
+            return False
         for to in STEPS[b[ksq]][ksq]:
-            if self.illegality(Move(ksq, to, False, None)) is None:
+            if self.illegality(board_move(ksq, to, False)) is None:
                 return True
         checkers = self.attackers(ksq, c ^ 1)
         if len(checkers) != 1:
@@ -410,17 +436,17 @@ class Position:
             if code and code >> 4 == c and f != ksq:
                 reach = REACH[code][f]
                 for to in targets:
-                    if to in reach and (self.illegality(Move(f, to, False, None)) is None
-                                        or self.illegality(Move(f, to, True, None)) is None):
+                    if to in reach and (self.illegality(board_move(f, to, False)) is None
+                                        or self.illegality(board_move(f, to, True)) is None):
                         return True
         hand = self.hands[c]
         for to in between:
             for t in HAND_TYPES:
-                if hand[t] and self.illegality(Move(None, to, False, t)) is None:
+                if hand[t] and self.illegality(drop_move(t, to)) is None:
                     return True
         return False
 
-    def legal_moves(self) -> list:
+    def legal_moves(self) -> list[Move]:
         """Every legal move of the side to move, drops included."""
         return list(self._generate_legal())
 
@@ -438,6 +464,7 @@ class Position:
         to = move.to_square
         f = move.from_square
         if f is None:
+            assert move.drop is not None, "a drop names the piece dropped"
             return self._check_drop(move.drop, to)
         code = b[f]
         if not code:
@@ -492,7 +519,7 @@ class Position:
         if pin is None:
             return False
         b = self.board
-        for s in LINE[ksq][f]:
+        for s in LINE[ksq][f] or ():  # on a common line, as PIN_RAY says
             if b[s]:
                 return False
         for s in pin[1]:
@@ -545,17 +572,17 @@ class Position:
         enemy_king = self.king_squares[c ^ 1]
         if enemy_king is None or enemy_king not in STEPS[PAWN + 16 * c][to]:
             return False
-        self.push(Move(None, to, False, PAWN))
+        self.push(drop_move(PAWN, to))
         mated = not self.has_legal_move()
         self.pop()
         return mated
 
     # ----- generating moves -------------------------------------------------------------------------
 
-    def _pinned(self, c: int, ksq: int) -> set:
+    def _pinned(self, c: int, ksq: int) -> set[int]:
         """Squares of ``c``'s pieces that shield ``c``'s king from an enemy slider."""
         b = self.board
-        pinned = set()
+        pinned: set[int] = set()
         for near, far, first, rest in _ATTACK_RAYS[c ^ 1][ksq]:
             shield = None
             for s in (first,) + rest:
@@ -577,7 +604,7 @@ class Position:
         c = self.turn
         ksq = self.king_squares[c]
         in_check = self.is_check()
-        pinned = self._pinned(c, ksq) if ksq is not None else ()
+        pinned = self._pinned(c, ksq) if ksq is not None else set()
         zone = ZONE[c]
         dead = _DEAD[c]
         for f in range(81):
@@ -599,18 +626,19 @@ class Position:
                 if t == KING:
                     if self._exposes_king(f, to, code, to):
                         continue
-                elif must_test and self._exposes_king(f, to, code, ksq):
+                elif must_test and ksq is not None and self._exposes_king(f, to, code, ksq):
                     continue
                 if t <= ROOK and (zone[f] or zone[to]):
-                    yield Move(f, to, True, None)
+                    yield board_move(f, to, True)
                     if dead[t][to]:
                         continue
-                yield Move(f, to, False, None)
+                yield board_move(f, to, False)
         hand = self.hands[c]
         types = [t for t in HAND_TYPES if hand[t]]
         if not types:
             return
-        if in_check:
+        targets: Sequence[int]
+        if in_check and ksq is not None:
             checkers = self.attackers(ksq, c ^ 1)
             targets = LINE[ksq][checkers[0]] or () if len(checkers) == 1 else ()
         else:
@@ -623,7 +651,7 @@ class Position:
                     continue
                 if t == PAWN and (to // 9 in pawn_files or self._is_uchifuzume(to)):
                     continue
-                yield Move(None, to, False, t)
+                yield drop_move(t, to)
 
     # ----- playing moves -----------------------------------------------------------------------------
 
@@ -636,6 +664,7 @@ class Position:
         f = move.from_square
         k = self._key
         if f is None:
+            assert move.drop is not None, "a drop names the piece dropped"
             t = move.drop
             code = t + 16 * c
             hand = self.hands[c]
@@ -730,7 +759,7 @@ class Position:
         return move
 
     @property
-    def history(self) -> list:
+    def history(self) -> list[Move]:
         """The moves played since the position was set up, oldest first."""
         return [entry[0] for entry in self._stack]
 

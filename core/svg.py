@@ -27,7 +27,7 @@ drawing can be found (and styled) by class.
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Union
 from xml.sax.saxutils import escape
 
 from core.move import Move
@@ -105,12 +105,15 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
     >>> board_svg(pos, last_move=False).count('class="highlight"')
     0
     """
+    highlight: Optional[Move]
     if last_move is None:
-        last_move = getattr(position, "last_move", None)
-    elif last_move is False:
-        last_move = None
+        highlight = getattr(position, "last_move", None)
     elif isinstance(last_move, str):
-        last_move = Move.from_usi(last_move)
+        highlight = Move.from_usi(last_move)
+    elif isinstance(last_move, Move):
+        highlight = last_move
+    else:  # False: nothing highlighted
+        highlight = None
 
     band = _BAND if coordinates else _PAD
     wood_x = _MARGIN + _STAND_W + _GAP
@@ -144,10 +147,10 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
     ]
 
     # the last move (under the grid lines and the pieces)
-    if last_move is not None:
-        squares = [last_move.to_square]
-        if last_move.from_square is not None:
-            squares.insert(0, last_move.from_square)
+    if highlight is not None:
+        squares = [highlight.to_square]
+        if highlight.from_square is not None:
+            squares.insert(0, highlight.from_square)
         for sq in squares:
             x, y = cell(sq)
             out.append(f'<rect class="highlight" data-square="{square_name(sq)}" x="{x}" '

@@ -25,7 +25,7 @@ def _origins(code: int) -> tuple:
     """For each destination, where a piece ``code`` could come from (``REACH`` turned around)."""
     table = _ORIGINS.get(code)
     if table is None:
-        lists = [[] for _ in range(81)]
+        lists: list[list[tuple[int, tuple[int, ...]]]] = [[] for _ in range(81)]
         for f, reach in enumerate(REACH[code]):
             for to, between in reach.items():
                 lists[to].append((f, between))

@@ -83,7 +83,7 @@ def _is_border(s: str) -> bool:
 
 def _column_header(s: str) -> Optional[list]:
     """The files of a ``９ ８ … １`` header line (at least two, consecutive, descending)."""
-    files = []
+    files: list[int] = []
     for ch in s:
         if ch == " " or ch == "\u3000":
             continue
@@ -154,7 +154,7 @@ class BoardDiagram:
         self.borders = 0
         self.first_line: Optional[int] = None
         self.board_line: Optional[int] = None
-        self.hand_lines = [None, None]
+        self.hand_lines: list[Optional[int]] = [None, None]
         self.move_number = 1
         self.findings: list = []
         self._partial_reported = False

@@ -98,6 +98,7 @@ def csa_move(position, move: Move) -> str:
     sign = "+-"[position.turn]
     to = f"{move.to_square // 9 + 1}{move.to_square % 9 + 1}"
     if move.from_square is None:
+        assert move.drop is not None, "a drop names the piece dropped"
         return f"{sign}00{to}{CSA_CODES[move.drop]}"
     f = move.from_square
     piece_type = position.board[f] & 15

@@ -41,7 +41,7 @@ not checked: the squares say which piece moves. A returned move still has to pas
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Optional, TypeGuard
 
 from core.move import Move
 from core.pieces import (BLACK, WHITE, COLOUR_NAMES, CSA_CODES, CSA_TYPES, HAND_TYPES, PROMOTE,
@@ -65,7 +65,7 @@ def _text(move_obj) -> str:
         return repr(move_obj)
 
 
-def _is_int(value) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -222,6 +222,7 @@ def jkf_move(position, move: Move, previous: Optional[Move] = None) -> dict:
     turn = position.turn
     to = move.to_square
     if move.from_square is None:
+        assert move.drop is not None, "a drop names the piece dropped"
         obj = {"color": turn, "to": _place(to), "piece": CSA_CODES[move.drop]}
         if "打" in ki2_move(position, move):
             obj["relative"] = "H"

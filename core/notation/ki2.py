@@ -142,6 +142,7 @@ def ki2_move(position, move: Move, previous_to: Optional[int] = None, mark: bool
         return [g for g in found if g == f or board_move_legal(position, g, to)]
 
     if f is None:
+        assert move.drop is not None, "a drop names the piece dropped"
         kind = move.drop
         rest = KANJI[kind] + ("打" if rivals(kind) else "")
     else:

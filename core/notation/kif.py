@@ -85,6 +85,7 @@ def kif_move(position, move: Move, previous_to: Optional[int] = None) -> str:
     dest = "同　" if to == previous_to else FILE_DIGITS_FULL[to // 9 + 1] + RANK_KANJI[to % 9 + 1]
     f = move.from_square
     if f is None:
+        assert move.drop is not None, "a drop names the piece dropped"
         return f"{dest}{KANJI[move.drop]}打"
     suffix = "成" if move.promotion else ""
     return f"{dest}{KANJI[position.board[f] & 15]}{suffix}({f // 9 + 1}{f % 9 + 1})"

@@ -78,6 +78,7 @@ def western_move(position, move: Move) -> str:
     to = move.to_square
     f = move.from_square
     if f is None:
+        assert move.drop is not None, "a drop names the piece dropped"
         return f"{WESTERN_LETTERS[move.drop]}*{square_name(to)}"
     piece_type = position.board[f] & 15
     others = [g for g in reaching(position, piece_type, to)
