@@ -30,6 +30,7 @@ from core.move import Move
 from core.notation import ki2_move, kif_move
 from core.pieces import CSA_TYPES, FILE_DIGITS_FULL, KANJI, RANK_KANJI
 from core.position import STARTING_SFEN, Position
+from store.schema import MATE
 
 
 def replayed_positions(start_sfen: str, usi_moves: list) -> dict:
@@ -51,7 +52,8 @@ def game_record(store, game: int) -> dict | None:
     """Everything the viewer shows of a game: ``info`` (``queries.game_info``: its sources
     with a KIF, KI2 or CSA file first), ``moves`` (main line: ``ply``, ``usi``, ``ki2``,
     ``text`` — as written, in the record's notation: KIF for a JKF record, see
-    ``shown_text`` —, ``written`` (the text as stored), ``seconds``, ``comment``; moves after
+    ``shown_text`` —, ``written`` (the text as stored), ``seconds``, ``comment``,
+    ``evaluation`` (an engine's, or None: ``queries.game_moves``); moves after
     the first that could not be replayed keep only their text), ``sfens`` (after each replayed
     move) and ``variations`` (``queries.game_variations`` rows, ``text`` shown the same way).
     None for an unknown game."""
@@ -72,6 +74,24 @@ def game_record(store, game: int) -> dict | None:
     variations = [{**row, "text": shown_text(row["text"]), "written": row["text"]}
                   for row in queries.game_variations(store, int(game))]
     return {"info": info, "moves": moves, "sfens": line["sfens"], "variations": variations}
+
+
+def score_text(evaluation) -> str:
+    """A move's evaluation as the move list shows it: Black's point of view, a mate as
+    ``+M7`` (Black mates in 7) or ``-M`` (White mates, distance unknown); empty without one.
+
+    >>> score_text({"score_black": -120, "mate": None}), score_text({"score_black": 100000, "mate": 7})
+    ('-120', '+M7')
+    >>> score_text({"score_black": -100000, "mate": None}), score_text(None)
+    ('-M', '')
+    """
+    if not evaluation or evaluation["score_black"] is None:
+        return ""
+    black = evaluation["score_black"]
+    if abs(black) >= MATE:
+        mate = evaluation["mate"]
+        return ("+M" if black > 0 else "-M") + (str(abs(mate)) if mate else "")
+    return f"{black:+d}" if black else "0"
 
 
 def _is_jkf(text) -> bool:

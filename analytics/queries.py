@@ -48,7 +48,9 @@ from store.engine import fetch, game_summary, games, moves, positions, sources
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
            "position_key"]
 
-_usi = functools.lru_cache(maxsize=None)(code_usi)  # move codes are few (under 14,000)
+_usi = functools.lru_cache(maxsize=None)(code_usi)
+#: the keys of a move's evaluation (``store.schema``'s evaluation columns)
+EVALUATION = ("score", "score_black", "mate", "depth", "nodes", "pv", "engine", "dialect")  # move codes are few (under 14,000)
 
 
 # ----- position search -----------------------------------------------------------------------
@@ -160,24 +162,40 @@ def explore(store, position, *, filters: GameFilter = GameFilter(), min_count: i
 
     Each move is a dict: ``move`` (USI), ``kif`` and ``ki2`` (its text in the position; None
     for a bare key), ``count``, ``black_wins``, ``white_wins``, ``draws``, ``other`` (no result
-    or an unknown one: an abort, a record that stops) and ``latest_date`` (ISO, None if no game
-    is dated).
+    or an unknown one: an abort, a record that stops), ``latest_date`` (ISO, None if no game
+    is dated) and ``average_rating`` (of the players who chose the move, over the games that
+    rate them: shogi-server's rate lines; None when none does), ``black_score`` with its 95%
+    interval (``ci_low``, ``ci_high``; ``analytics.results``) and ``performance`` (the
+    mover's linear performance rating over the decided games against a rated opponent; None
+    without one). Every move is listed (no top-N cut).
 
     Counts are **games**: a game that reached the position several times (a repetition) counts
     once for each distinct move it played there, as the lichess explorer counts games. Games
     that end in the position are not listed. ``min_count`` drops moves played in fewer games.
     """
     position = _given(position)
-    hits = (sa.select(positions.c.game, positions.c.next_move)
+    hits = (sa.select(positions.c.game, positions.c.next_move, positions.c.black_to_move)
             .where(_key_filter("key", position_key(position))).subquery("hits"))
     g = game_summary.c
-    per_game = (sa.select(hits.c.next_move, hits.c.game, g.winner, g.date)
+    # the rating of the player who chose the move: the side to move in the position
+    mover_rating = sa.case((hits.c.black_to_move, g.black_rating), else_=g.white_rating)
+    # for the mover's performance: the opponent's rating and the mover's points (null undecided)
+    opponent_rating = sa.case((hits.c.black_to_move, g.white_rating), else_=g.black_rating)
+    points = sa.case((g.winner == sa.literal("draw"), sa.literal(0.5)),
+                     (g.winner == sa.case((hits.c.black_to_move, sa.literal("black")),
+                                          else_=sa.literal("white")), sa.literal(1.0)),
+                     (g.winner.in_(("black", "white")), sa.literal(0.0)))
+    per_game = (sa.select(hits.c.next_move, hits.c.game, g.winner, g.date,
+                          mover_rating.label("rating"), opponent_rating.label("opponent_rating"),
+                          points.label("points"))
                 .join_from(hits, game_summary, g.game == hits.c.game)
                 .where(hits.c.next_move.is_not(None), *filters.where()).distinct()
                 .subquery("per_game"))
     counts = count_columns(per_game.c.winner)
     statement = (sa.select(per_game.c.next_move, *counts,
-                           sa.func.max(per_game.c.date).label("latest_date"))
+                           sa.func.max(per_game.c.date).label("latest_date"),
+                           sa.func.avg(per_game.c.rating).label("average_rating"),
+                           *_performance_columns(per_game))
                  .group_by(per_game.c.next_move)
                  .having(counts[0] >= sa.bindparam("min_count",
                                                    checks.at_least(min_count, "min_count", 1)))
@@ -192,8 +210,35 @@ def explore(store, position, *, filters: GameFilter = GameFilter(), min_count: i
         result.append({"move": move.usi(), "kif": kif, "ki2": ki2, "count": played.games,
                        "black_wins": played.black, "white_wins": played.white,
                        "draws": played.draws, "other": played.other,
-                       "latest_date": checks.iso(row["latest_date"])})
+                       "latest_date": checks.iso(row["latest_date"]),
+                       "average_rating": (None if row["average_rating"] is None
+                                          else round(row["average_rating"], 1)),
+                       **{k: played.as_dict()[k] for k in ("black_score", "ci_low", "ci_high")},
+                       "performance": _performance(row)})
     return result
+
+
+def _performance_columns(per_game) -> list:
+    """The aggregates a move's performance stands on: its decided games against a rated
+    opponent (``rated_games``), their average opponent rating and the mover's points."""
+    rated = sa.and_(per_game.c.opponent_rating.is_not(None), per_game.c.points.is_not(None))
+    return [sa.func.count().filter(rated).label("rated_games"),
+            sa.func.avg(per_game.c.opponent_rating).filter(rated).label("opponent_average"),
+            sa.func.sum(per_game.c.points).filter(rated).label("rated_points")]
+
+
+def _performance(row: dict):
+    """The mover's linear performance rating over the move's decided games against a rated
+    opponent: their average rating + 400 × (wins − losses) / games; None without such games.
+
+    >>> _performance({"rated_games": 4, "opponent_average": 3000.0, "rated_points": 3.0})
+    3200.0
+    >>> _performance({"rated_games": 0, "opponent_average": None, "rated_points": None})
+    """
+    games = row["rated_games"]
+    if not games:
+        return None
+    return round(row["opponent_average"] + 400 * (2 * row["rated_points"] - games) / games, 1)
 
 
 # ----- one game --------------------------------------------------------------------------------
@@ -227,13 +272,19 @@ _SHOWN_FIRST = {"kif": 0, "kifu": 0, "ki2": 1, "csa": 2, "csa1": 3, "jkf": 4, "u
 
 def game_moves(store, game_id: int) -> list:
     """The main-line moves of a game, in order: dicts of ``ply``, ``usi`` (None from the first
-    move that could not be replayed on), ``text`` as written, ``seconds`` and ``comment``."""
+    move that could not be replayed on), ``text`` as written, ``seconds``, ``comment`` and
+    ``evaluation`` (``EVALUATION`` keys: ``score``, ``score_black``, ``mate``, ``depth``,
+    ``nodes``, ``pv``, ``engine``, ``dialect``; None for a move without one)."""
     game_id = checks.game_id(game_id)
     statement = (sa.select(moves.c.ply, moves.c.usi, moves.c.text, moves.c.seconds,
-                           moves.c.comment)
+                           moves.c.comment, *(moves.c[name] for name in EVALUATION))
                  .where(moves.c.game == sa.bindparam("game", game_id), moves.c.line == 0)
                  .order_by(moves.c.ply))
-    return fetch(store, statement)
+    rows = fetch(store, statement)
+    for row in rows:
+        evaluation = {name: row.pop(name) for name in EVALUATION}
+        row["evaluation"] = evaluation if evaluation["dialect"] is not None else None
+    return rows
 
 
 def game_variations(store, game_id: int) -> list:

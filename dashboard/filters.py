@@ -1,5 +1,6 @@
 """The game filters of the sidebar — player, dates, event, handicap, decided games only, a
-minimum length — shared by the explorer and the statistics pages (their values follow the user
+minimum length, a minimum rating of both players; folded under "More filters": result, a
+maximum rating, time control, engine or not, a castle or opening reached — shared by the explorer and the statistics pages (their values follow the user
 from page to page), as one ``analytics.filters.GameFilter``. On a mixed collection (opening
 fragments, aborted games) "decided games only" and a minimum length take the noise out of the
 result bars and the scores."""
@@ -46,12 +47,53 @@ def game_filter(on_handicap=None) -> GameFilter:
                                          step=10, key="f_min_moves", persist_state="session",
                                          help="Leave out the shorter games (fragments); 0 "
                                               "keeps every game."))
+    min_rating = int(sidebar.number_input("Both players rated at least", min_value=0, value=0,
+                                          step=100, key="f_min_rating",
+                                          persist_state="session",
+                                          help="Only the games whose two players have a rating "
+                                               "of at least this (shogi-server records: "
+                                               "floodgate); 0 keeps every game."))
+    more = _more_filters(sidebar)
     if date_from and date_to and date_from > date_to:
         st.warning(f"The date range is empty: {date_from} is after {date_to}.",
                    icon=":material/date_range:")
     return GameFilter(player=player.strip() or None, date_from=date_from, date_to=date_to,
                       event=event.strip() or None, handicap=None if kind == _ANY else kind,
-                      decided=True if decided else None, moves_from=min_moves or None)
+                      decided=True if decided else None, moves_from=min_moves or None,
+                      min_rating=min_rating or None, **more)
+
+
+_RESULTS = {_ANY: None, "▲ Black won": "black", "△ White won": "white", "draw": "draw",
+            "no result": "none"}
+_PLAYED_BY = {_ANY: None, "an engine (the record says)": True, "no engine shown": False}
+_SIDES = {"either side": None, "▲ Black": "black", "△ White": "white"}
+
+
+def _more_filters(sidebar) -> dict:
+    """The rarer filters, folded: result, the top of a rating band, time control, engine or
+    not, a castle or opening reached (by either side or one): ``GameFilter`` fields."""
+    with sidebar.expander("More filters", icon=":material/tune:"):
+        result = st.selectbox("Result", list(_RESULTS), key="f_result",
+                              persist_state="session")
+        max_rating = int(st.number_input("Both players rated at most", min_value=0, value=0,
+                                         step=100, key="f_max_rating", persist_state="session",
+                                         help="With the minimum above, a rating band; 0: no "
+                                              "upper limit."))
+        time_control = st.text_input("Time control contains", key="f_time_control",
+                                     persist_state="session", placeholder="6時間")
+        played_by = st.selectbox("Played by", list(_PLAYED_BY), key="f_engine",
+                                 persist_state="session",
+                                 help="Where the record names an engine for a side (its "
+                                      "search comments, a shogi-server evaluation).")
+        label = st.text_input("Castle or opening reached", key="f_label",
+                              persist_state="session", placeholder="四間飛車")
+        side = st.selectbox("Reached by", list(_SIDES), key="f_label_side",
+                            persist_state="session")
+    label = label.strip() or None
+    return {"winner": _RESULTS.get(result), "max_rating": max_rating or None,
+            "time_control": time_control.strip() or None,
+            "engine": _PLAYED_BY.get(played_by), "label": label,
+            "label_side": _SIDES.get(side) if label else None}
 
 
 def chosen_handicap() -> str | None:
@@ -83,4 +125,17 @@ def describe(filters: GameFilter) -> str:
         parts.append("decided games")
     if filters.moves_from is not None:
         parts.append(f"at least {filters.moves_from} moves")
+    if filters.min_rating is not None:
+        parts.append(f"both rated {filters.min_rating}+")
+    if filters.max_rating is not None:
+        parts.append(f"both rated at most {filters.max_rating}")
+    if filters.winner is not None:
+        parts.append(f"result {filters.winner}")
+    if filters.time_control is not None:
+        parts.append(f"time control “{filters.time_control}”")
+    if filters.engine is not None:
+        parts.append("engine games" if filters.engine else "no engine shown")
+    if filters.label is not None:
+        parts.append(f"{filters.label}" + (f" by {filters.label_side}" if filters.label_side
+                                           else ""))
     return plain(", ".join(parts))

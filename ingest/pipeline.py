@@ -30,6 +30,7 @@ from core.findings import ERROR, Finding
 from core.handicap import canonical_name, handicap_name
 from core.move import Move, move_code
 from core.outcome import Reason, Winner
+from ingest import evaluation
 from ingest.read import FileRead, decoded, load, parse, worker_context
 from ingest.record import GameRecord
 from ingest.validate import ValidatedGame, fingerprint, validate_record
@@ -80,6 +81,15 @@ class StoredGame:
     labels: Optional[GameLabels] = None
     #: the SFEN of every main-line position, when asked for (``positions=True``)
     sfens: Optional[list] = None
+    #: ``{ply: ingest.evaluation.Evaluation}`` of the main-line moves whose comments hold one,
+    #: with the lines (``lines=True``)
+    evaluations: dict = field(default_factory=dict)
+    #: the players' ratings (shogi-server's ``black_rate``/``white_rate`` lines) and, with the
+    #: lines, the engines the record says each side played with (``ingest.evaluation.engines``)
+    black_rating: Optional[float] = None
+    white_rating: Optional[float] = None
+    black_engine: Optional[str] = None
+    white_engine: Optional[str] = None
 
     @property
     def moves(self) -> int:
@@ -164,14 +174,31 @@ def stored_game(path: str, record: GameRecord, labels: bool = False, positions: 
         replayed.reason, record.ending.word if record.ending else None, replayed.fingerprint,
         replayed.findings, len(record.moves), len(record.variations), list(record.comments),
         sum(len(m.comments) for m in record.moves))
+    if record.comments:
+        stored.black_rating, stored.white_rating = evaluation.ratings(record.comments)
     if lines:
         stored.move_rows = _move_rows(record, replayed)
+        if stored.move_comments:  # a game without move comments pays nothing for evaluations
+            _evaluate(stored, record, replayed.start_sfen, main_line)
     if labels:
         stored.labels = (classify_game(replayed.start_sfen, main_line) if game is not None
                          else GameLabels())
     if positions:
         stored.sfens = replayed.sfens()
     return stored
+
+
+def _evaluate(stored: StoredGame, record: GameRecord, start_sfen: str, played: list) -> None:
+    """The engines' evaluations of the main line (``ingest.evaluation``), their PVs in USI, and
+    the engines each side played with. Only with the lines (``lines=True``: the store keeps
+    them beside the moves): reading and validating a record need none of it, and an engine log
+    carries a PV of thirty moves on every move."""
+    found = evaluation.main_line(record.moves, start_sfen)
+    if found:
+        evaluation.replay_pvs(found, start_sfen, played)
+        stored.evaluations = found
+        stored.black_engine, stored.white_engine = evaluation.engines(
+            found, start_sfen, stored.headers.get("black"), stored.headers.get("white"))
 
 
 def game_handicap(start_sfen: str, written: Optional[str]) -> Optional[str]:

@@ -1,6 +1,7 @@
 """``kifudb game ID``: one stored game, as the dashboard's game viewer shows it — players,
 date, event, result, sources, the castles and openings of each side with their plies, every
-main-line move (KI2, as written, time, comment) and the variations.
+main-line move (KI2, as written, time, an engine's score where the record gives one, comment),
+the novelty (★, ``analytics.novelty``) and the variations.
 
     kifudb game 12 [--store DIR] [--format text|json] [--sfens]
 """
@@ -36,6 +37,16 @@ def _label_lines(labels: list) -> list:
     return lines
 
 
+def _novelty_line(novelty, moves: list, date) -> str:
+    """Where the game left the games played before it (``analytics.novelty``)."""
+    if novelty is None:
+        return ("novelty: none (undated)" if date is None else
+                "novelty: none (an earlier game reached every position)")
+    move = next((m["ki2"] for m in moves if m["ply"] == novelty["ply"]), None) or ""
+    return (f"novelty (★): ply {novelty['ply']} {move}, out of a position "
+            f"{plural(novelty['earlier_games'], 'earlier game')} reached")
+
+
 @click.command()
 @click.argument("game_id", metavar="ID", type=int)
 @click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
@@ -46,17 +57,19 @@ def _label_lines(labels: list) -> list:
 def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
     """One stored game: headers, labels, moves with times and comments, variations."""
     from analytics import stats
-    from analytics.game_record import game_record, variation_lines
+    from analytics.game_record import game_record, score_text, variation_lines
+    from analytics.novelty import game_novelty
 
     store = _open_store(store_dir)
     record = game_record(store, game_id)
     if record is None:
         raise click.ClickException(f"the store has no game {game_id}")
     labels = stats.game_labels(store, game_id)
+    novelty = game_novelty(store, game_id)
     if output == "json":
         if not sfens:
             record.pop("sfens")
-        _echo_json({**record, "labels": labels})
+        _echo_json({**record, "labels": labels, "novelty": novelty})
         return
     info = {k: printable(v) if isinstance(v, str) else v  # a record's controls, escaped
             for k, v in record["info"].items()}
@@ -70,11 +83,18 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
                    f"({source['format']}, {source['encoding']})")
     click.echo("labels (* the side's main one; the ply where first reached):")
     click.echo("\n".join(_label_lines(labels)))
+    click.echo(_novelty_line(novelty, record["moves"], info["date"]))
     click.echo("")
-    click.echo(_table(["ply", "move", "as written", "time", "comment"],
-                      [[m["ply"], m["ki2"] or "(not replayed)", m["text"], _clock(m["seconds"]),
-                        m["comment"] or ""] for m in record["moves"]],
-                      limits={4: 60}, right={0}))
+    headers = ["ply", "move", "as written", "time", "comment"]
+    novel = novelty["ply"] if novelty else None  # marked in the last column
+    rows = [[m["ply"], m["ki2"] or "(not replayed)", m["text"], _clock(m["seconds"]),
+             ("★ novelty " if m["ply"] == novel else "") + (m["comment"] or "")]
+            for m in record["moves"]]
+    if any(m["evaluation"] for m in record["moves"]):  # engines' scores beside the moves
+        headers.insert(4, "score")
+        for row, m in zip(rows, record["moves"]):
+            row.insert(4, score_text(m["evaluation"]))
+    click.echo(_table(headers, rows, limits={len(headers) - 1: 60}, right={0}))
     for number, rows in variation_lines(record["variations"]).items():
         parent = rows[0]["parent"]
         click.echo(f"\n変化 {number} from ply {rows[0]['ply']} "

@@ -30,6 +30,7 @@ from store.schema import TABLES
 
 
 _END = 0xFFFF  # the next move of a game's last position: none (stored as null)
+_NO_EVALUATION: dict = {}  # the evaluation columns of a move without one: nulls
 
 
 class Batch:
@@ -61,14 +62,19 @@ class Batch:
             start_sfen=game.start_sfen, moves=game.moves, valid=game.valid,
             first_illegal_ply=game.first_illegal_ply, illegal_code=game.illegal_code,
             winner=game.winner, reason=game.reason, declared_ending=game.declared_ending,
-            comments="\n".join(game.comments) or None, batch=self.number)
+            comments="\n".join(game.comments) or None, black_rating=game.black_rating,
+            white_rating=game.white_rating, black_engine=game.black_engine,
+            white_engine=game.white_engine, batch=self.number)
 
     def add_game(self, game_id: int, game: StoredGame) -> None:
         """A new game: its ``games`` row, every move of every line, its positions and labels."""
         self.describe(game_id, game)
+        evaluations = game.evaluations
         for line, parent, ply, usi, text, seconds, comment in game.move_rows:
+            evaluation = evaluations.get(ply) if evaluations and line == 0 else None
             self._add("moves", game=game_id, line=line, parent=parent, ply=ply, usi=usi,
-                      text=text, seconds=seconds, comment=comment)
+                      text=text, seconds=seconds, comment=comment,
+                      **(evaluation.as_dict() if evaluation is not None else _NO_EVALUATION))
         if game.keys:
             self._add_positions(game_id, game)
         if game.labels is not None:

@@ -34,7 +34,7 @@ import pyarrow.parquet as pq
 
 from store.folder import MARK, Store
 from store.manifest import BATCH_NAME, StoreError, new_manifest
-from store.schema import TABLES
+from store.schema import ADDED, TABLES
 
 #: the label version of a rebuilt manifest: not the definitions' version, so that the store
 #: says its labels are stale
@@ -99,15 +99,24 @@ def check_batch(folder: Path) -> list:
                                                           f"({str(error).splitlines()[0]})"))
             continue
         if data.schema.names != schema.names:
-            damage.append(Damage(folder.name, path.name, f"columns {data.schema.names}, "
-                                                          f"expected {schema.names}"))
-            continue
-        for have, want in zip(data.schema, schema):
+            # a batch of an older format lacks the columns later formats added (store.schema.ADDED)
+            older = [name for name in schema.names if name not in _ADDED.get(table, ())]
+            if data.schema.names != older:
+                damage.append(Damage(folder.name, path.name, f"columns {data.schema.names}, "
+                                                              f"expected {schema.names}"))
+                continue
+        for have in data.schema:
+            want = schema.field(have.name)
             if have.type != want.type and not _older(have.type, want.type):
                 damage.append(Damage(folder.name, path.name, f"column {have.name} is "
                                                               f"{have.type}, expected {want.type}"))
                 break
     return damage
+
+
+#: table -> the columns the formats after the oldest readable one added
+_ADDED = {table: {name for tables in ADDED.values() for name in tables.get(table, ())}
+          for table in TABLES}
 
 
 def _older(have: pa.DataType, want: pa.DataType) -> bool:

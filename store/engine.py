@@ -7,7 +7,8 @@ the same database, so threads do not share a connection). The engine is cached p
 rebuilt when ``manifest.json`` changes (a new inode, size or mtime), so queries see new commits.
 
 What a result shows of a game comes from ``game_summary``, an in-memory table (one row per game of
-the ``games`` view, with its first source path) that the engine builds once per manifest:
+the ``games`` view, with its first source path and its players' canonical names,
+``store.player_names``) that the engine builds once per manifest:
 evaluating the ``games`` view (a semi-join on ``sources``, itself filtered by ``retired``) costs
 more than a key lookup, on every query. It takes about 100 bytes a game in memory (10.6 MB for
 100,000 synthetic games) and 0.2 s per 100,000 games to build::
@@ -29,10 +30,11 @@ from duckdb_engine.datatypes import UBigInteger
 from sqlalchemy.pool import QueuePool
 
 from store.folder import Store
+from store.player_names import add_player_names
 from store.schema import TABLES
 
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
-           "game_summary", "label_summary", "engine", "fetch", "as_store"]
+           "game_summary", "label_summary", "player_names", "engine", "fetch", "as_store"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 
@@ -58,8 +60,17 @@ games, sources, moves, positions, findings, files, labels = (
 game_summary = sa.Table("game_summary", metadata, sa.Column("game", sa.Integer),
                         *(sa.Column(c.name, c.type) for c in games.c
                           if c.name in ("black", "white", "date", "event", "handicap", "winner",
-                                        "reason", "moves", "valid")),
-                        sa.Column("path", sa.String))
+                                        "reason", "moves", "valid", "black_rating",
+                                        "white_rating", "time_control", "black_engine",
+                                        "white_engine")),
+                        sa.Column("path", sa.String),
+                        # the players' canonical names (``store.player_names``)
+                        sa.Column("black_player", sa.String), sa.Column("white_player", sa.String))
+
+#: Each spelling of a player's name and its canonical name (``store.player_names``).
+player_names = sa.Table("player_names", metadata, sa.Column("written", sa.String),
+                        sa.Column("date", sa.Date), sa.Column("canonical", sa.String),
+                        sa.Column("ambiguous", sa.Boolean))
 
 #: The labels of the games the store shows (the ``labels`` view), in memory like
 #: ``game_summary`` but built on the first query that reads it (``fetch(..., labels=True)``):
@@ -72,7 +83,8 @@ label_summary = sa.Table("label_summary", metadata,
 def _summary_statement(dialect) -> str:
     first_path = (sa.select(sa.func.min(sources.c.path)).where(sources.c.game == games.c.game)
                   .scalar_subquery())
-    select = (sa.select(*(games.c[c.name] for c in game_summary.c if c.name != "path"),
+    select = (sa.select(*(games.c[c.name] for c in game_summary.c if c.name in games.c
+                          and c.name != "path"),
                         first_path.label("path"))
               .order_by(games.c.game))
     compiled = select.compile(dialect=dialect)
@@ -144,6 +156,7 @@ def _build(store: Store) -> tuple:
     built = sa.create_engine("duckdb://", creator=lambda: ConnectionWrapper(database.cursor()),
                              poolclass=QueuePool, pool_size=4, max_overflow=16)
     database.execute(_summary_statement(built.dialect))
+    add_player_names(database)
     return built, database
 
 

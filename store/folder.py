@@ -52,7 +52,7 @@ import pyarrow.parquet as pq
 from store import DEFAULT_STORE
 from store.manifest import (BATCH_NAME, FORMAT, StoreDamaged, StoreError, check_manifest,
                             new_manifest)
-from store.schema import TABLES
+from store.schema import ADDED, TABLES
 
 __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", "write_table",
            "damage_message"]
@@ -148,6 +148,18 @@ class Store:
                 raise StoreDamaged(_damaged(self.root, Path(missing), "the file is missing"))
             if files:
                 source = f"read_parquet([{', '.join(_quote(f) for f in files)}])"
+                added = _added_since(manifest.get("format", FORMAT), table)
+                if added:  # an older store: the columns its batches lack, as nulls
+                    try:
+                        present = set(pq.read_schema(files[0]).names)
+                    except (OSError, pa.ArrowException) as error:
+                        raise StoreDamaged(_damaged(self.root, Path(files[0]),
+                                                    str(error))) from None
+                    added = [name for name in added if name not in present]
+                if added:
+                    nulls = ", ".join(f"CAST(NULL AS {_duckdb_type(schema.field(name).type)}) "
+                                      f"AS \"{name}\"" for name in added)
+                    source = f"(SELECT *, {nulls} FROM {source})"
             else:  # an empty store: typed empty views
                 columns = ", ".join(f"CAST(NULL AS {_duckdb_type(field.type)}) AS \"{field.name}\""
                                     for field in schema)
@@ -430,6 +442,12 @@ def _compaction_queries(number: int) -> dict:
     queries["positions"] += " WHERE game IN (SELECT game FROM games) ORDER BY key, game, ply"
     queries["retired"] += " WHERE false"
     return queries
+
+
+def _added_since(version: int, table: str) -> tuple:
+    """The columns of ``table`` that the formats after ``version`` added (``store.schema.ADDED``)."""
+    return tuple(name for number, tables in sorted(ADDED.items()) if number > version
+                 for name in tables.get(table, ()))
 
 
 def _column(name: str) -> str:

@@ -3,8 +3,8 @@ every read, so that a damaged or foreign manifest gives a clear message instead 
 
     >>> manifest = new_manifest()
     >>> sorted(manifest), manifest["format"], manifest["batches"]
-    (['batches', 'format', 'labels', 'next_game', 'store_id', 'superseded'], 4, [])
-    >>> check_manifest({"format": 4, "next_game": "1", "batches": []}, "m.json")
+    (['batches', 'format', 'labels', 'next_game', 'store_id', 'superseded'], 5, [])
+    >>> check_manifest({"format": 5, "next_game": "1", "batches": []}, "m.json")
     Traceback (most recent call last):
     ...
     store.manifest.StoreDamaged: store damaged: m.json: "next_game" must be a whole number of at least 1, not '1'; `kifudb check --repair` rebuilds it from the batches on disk
@@ -16,10 +16,12 @@ import re
 import uuid
 
 #: 2: games rows carry their batch; 3: labels; 4: plies, lines and move counts as int32,
-#: a store id, superseded batches kept for a grace period
-FORMAT = 4
+#: a store id, superseded batches kept for a grace period; 5: moves' evaluations, games'
+#: ratings and engines (``store.schema.ADDED``: an older store shows them as nulls until a
+#: writer migrates it, and its games have none until they are ingested again)
+FORMAT = 5
 #: formats this kifudb reads; a writer migrates an older one first (``Store.writing``)
-READABLE = (3, 4)
+READABLE = (3, 4, 5)
 BATCH_NAME = re.compile(r"b\d{6}")
 
 

@@ -7,7 +7,9 @@ tables:
   ``game`` (a dense integer id), ``fingerprint``, the normalized headers, ``headers`` (all raw
   headers as JSON), ``start_sfen``, ``moves``, ``valid``, ``first_illegal_ply``, ``illegal_code``,
   ``winner``, ``reason``, ``declared_ending``, ``comments`` (the record's comments that belong to
-  no move, one a line), ``batch``. When a game already stored is read
+  no move, one a line), ``black_rating``/``white_rating`` (shogi-server's rate lines),
+  ``black_engine``/``white_engine`` (``ingest.evaluation.engines``), ``batch``. When a game
+  already stored is read
   again from a source that says more about it (players, date, result …), a later batch holds a
   new row for it; the ``games`` view shows the latest.
 * ``sources``: where each game was read: ``game``, ``path``, ``index`` (in the file),
@@ -15,7 +17,10 @@ tables:
 * ``moves``: every move of every line: ``game``, ``line`` (0 = main line, else the variation's
   number), ``parent`` (for a variation, the line it branches from: 0 for the main line; null on
   the main line), ``ply``, ``usi`` (null from the first move of the line that could not be
-  replayed), ``text`` as written, ``seconds``, ``comment``.
+  replayed), ``text`` as written, ``seconds``, ``comment``, and the move's evaluation
+  (``ingest.evaluation``; main line only, null without one): ``score`` as written,
+  ``score_black`` (Black's point of view, a mate ±100000), ``mate`` (plies, signed), ``depth``,
+  ``nodes``, ``pv`` (USI), ``engine``, ``dialect``.
 * ``positions``: every main-line position, **sorted by key**: ``key`` (the 64-bit position key,
   unsigned), ``game``, ``ply``, ``black_to_move``, ``next_move`` (the code of the move played
   next, null at the end).
@@ -48,6 +53,17 @@ from __future__ import annotations
 import pyarrow as pa
 
 from core.move import code_move, code_usi, move_code  # noqa: F401 (the store's move code)
+from ingest.evaluation import MATE  # noqa: F401 (a mate's score_black)
+
+#: the evaluation of a move (``ingest.evaluation``): null where its comments hold none
+EVALUATION = [
+    ("score", pa.int32()), ("score_black", pa.int32()), ("mate", pa.int32()),
+    ("depth", pa.int32()), ("nodes", pa.int64()), ("pv", pa.string()), ("engine", pa.string()),
+    ("dialect", pa.string()),
+]
+#: the columns each store format added (a view over older batches gives them as nulls)
+ADDED = {5: {"games": ("black_rating", "white_rating", "black_engine", "white_engine"),
+             "moves": tuple(name for name, _ in EVALUATION)}}
 
 GAMES = pa.schema([
     ("game", pa.int32()), ("fingerprint", pa.string()), ("event", pa.string()),
@@ -57,6 +73,8 @@ GAMES = pa.schema([
     ("start_sfen", pa.string()), ("moves", pa.int32()), ("valid", pa.bool_()),
     ("first_illegal_ply", pa.int32()), ("illegal_code", pa.string()), ("winner", pa.string()),
     ("reason", pa.string()), ("declared_ending", pa.string()), ("comments", pa.string()),
+    ("black_rating", pa.float32()), ("white_rating", pa.float32()),
+    ("black_engine", pa.string()), ("white_engine", pa.string()),
     ("batch", pa.int32()),
 ])
 SOURCES = pa.schema([
@@ -67,6 +85,7 @@ MOVES = pa.schema([
     ("game", pa.int32()), ("line", pa.int32()), ("parent", pa.int32()), ("ply", pa.int32()),
     ("usi", pa.string()),
     ("text", pa.string()), ("seconds", pa.float32()), ("comment", pa.string()),
+    *EVALUATION,
 ])
 POSITIONS = pa.schema([
     ("key", pa.uint64()), ("game", pa.int32()), ("ply", pa.int32()),

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 import html
+import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -654,8 +655,10 @@ def test_players_summary_and_head_to_head(db):
     h2h = next(d.value for d in at.dataframe if d.key and d.key.startswith("h2h-"))
     assert len(h2h) == between
     everyone = next(d.value for d in at.dataframe if d.key == "players-table")
-    assert len(everyone) == one(db, "SELECT count(*) FROM (SELECT black AS p FROM games UNION "
-                                    "SELECT white FROM games) WHERE p IS NOT NULL")
+    from labels.players import canonical  # one row per player, by canonical name
+    assert len(everyone) == len({canonical(p, date).name for p, date in db.execute(
+        "SELECT black, date FROM games UNION SELECT white, date FROM games").fetchall()
+        if p is not None})
     assert boards(at)  # the latest game's final position
 
 
@@ -783,3 +786,46 @@ def metric_delta(at: AppTest, label: str) -> str:
     found = [m.delta for m in at.metric if shown(m.label).startswith(label)]
     assert found, (label, [m.label for m in at.metric])
     return found[0]
+
+
+# ----- engines' evaluations and players' ratings ---------------------------------------------------
+
+
+def test_game_viewer_graphs_the_evaluations_and_a_click_on_the_graph_goes_there(db):
+    game = one(db, "SELECT game FROM moves WHERE line = 0 AND score_black IS NOT NULL GROUP BY "
+                   "game ORDER BY count(*) DESC, game LIMIT 1")
+    scored = dict(db.execute("SELECT ply, score_black FROM moves WHERE game = ? AND line = 0 "
+                             "AND score_black IS NOT NULL", [game]).fetchall())
+    at = page("game", game=game, ply=10)
+    layers = json.loads(at.get("vega_lite_chart")[0].proto.spec)["layer"]
+    points = {p["ply"]: p["score"] for p in layers[0]["data"]["values"]}
+    assert points == {ply: max(-3000, min(3000, s)) for ply, s in scored.items()}  # Black's
+    assert any(layer["data"].get("values") == [{"ply": 10}] for layer in layers)  # marked
+    window = table(at, f"moves-{game}-")
+    assert window[window["ply"] == 10].iloc[0]["score"] == f"{scored[10]:+d}"
+    # a click on the graph (its selection: the nearest ply) goes to that ply
+    at.session_state[f"evaluation-{game}-10"] = {"selection": {"ply": [{"ply": 40}]}}
+    run(at)
+    assert at.query_params["ply"] == "40" and boards(at)[0] == replayed(db, game, 40)
+
+
+def test_game_viewer_without_evaluations_has_no_graph_nor_score_column(db, rich_game):
+    assert one(db, "SELECT count(score) FROM moves WHERE game = ?", rich_game) == 0
+    at = page("game", game=rich_game)
+    assert not at.get("vega_lite_chart")
+    assert "score" not in table(at, f"moves-{rich_game}-").columns
+
+
+def test_explorer_min_rating_and_the_average_rating_of_each_move(db):
+    at = page("explorer")
+    at.number_input(key="f_min_rating").set_value(3000)
+    run(at)
+    rated = db.execute("SELECT count(*), avg(black_rating) FROM games WHERE black_rating >= 3000 "
+                       "AND white_rating >= 3000 AND start_sfen LIKE 'lnsgkgsnl/1r5b1/ppppppppp/"
+                       "9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b%'").fetchone()
+    assert rated[0] >= 1
+    assert sum(row[0] for row in move_rows(at)) == rated[0]
+    ratings = [cell for m in at.markdown for cell in re.findall(
+        r'<span class="n rating">([^<]*)</span>', m.value)]
+    assert ratings and all(r != "—" for r in ratings)
+    assert f"{rated[1]:.0f}" in ratings or len(ratings) > 1

@@ -206,9 +206,9 @@ def test_an_older_store_format_is_migrated_by_the_next_writer(tmp_path):
     assert games(store) == 13  # readable as it is
     writer = Store(store.root)
     ingest_paths([KIF], writer)
-    assert writer.notes[0] == "store format 3 migrated to format 4"
+    assert writer.notes[0] == "store format 3 migrated to format 5"
     manifest = writer.manifest()
-    assert manifest["format"] == 4 and manifest["store_id"]
+    assert manifest["format"] == 5 and manifest["store_id"]
     assert games(writer) == 14
     time.sleep(0)  # (the superseded format-3 batch stays for the grace period)
     assert writer.batch_dir("b000001").exists()

@@ -1,7 +1,13 @@
 """棋譜 — the game viewer: step through a game move by move (buttons, the ← → keys, the
 slider, or a click in the move list); the KIF move list with times and comments; the castles
 and openings each side reached, with the ply (a click jumps there); the variations, read back
-on the board; the record's headers and sources.
+on the board; the record's headers and sources, and the game to download as KIF, KI2, CSA,
+JKF or USI (``analytics.export.record_text``) or to copy as KIF text; the position on the
+board to copy as SFEN (under the board) or as a KIF board diagram. Under the title, the game's
+novelty (``analytics.novelty``: the first position no earlier game reached), one click away.
+
+With an engine's evaluations in the record, a graph of them (▲ Black's point of view; a click
+goes to that ply) is under the board, and the move list has each move's score.
 
 The URL holds the game and the ply: ``?game=12&ply=30``; every step changes it once, so the
 browser's Back and Forward step through the moves. A game id or ply that is not one is said on
@@ -15,14 +21,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import pandas as pd
+import polars as pl
 import streamlit as st
 
-from analytics import stats
+from analytics import export, novelty, stats
 from core.handicap import handicap_name
+from core.notation.bod import bod_text
 from core.position import STARTING_SFEN, Position
+from core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES
 from analytics import game_record as stored_game
-from dashboard import board, display, nav
+from dashboard import board, display, evaluation_chart, nav
 from dashboard.games_table import games_table
 from dashboard.position_form import MAX_GAME
 from dashboard.state import require_store, stored
@@ -32,6 +40,9 @@ game_record = stored(stored_game.game_record)
 latest_games = stored(stats.games)
 
 game_labels = stored(stats.game_labels)
+game_novelty = stored(novelty.game_novelty)
+record_text = stored(export.record_text)
+
 
 
 #: Moves listed around the current one (the whole list is in an expander).
@@ -40,7 +51,7 @@ WINDOW = 15
 
 def clock(seconds) -> str:
     """``1:05`` (or ``1:02:03``) for a move's time; blank when the record gives none."""
-    if seconds is None or pd.isna(seconds):
+    if seconds is None or seconds != seconds:  # none given, or NaN
         return ""
     whole = int(round(seconds))
     hours, rest = divmod(whole, 3600)
@@ -148,7 +159,26 @@ def headline(info: dict) -> None:
                    icon=":material/warning:")
 
 
-def move_table(record: dict) -> pd.DataFrame:
+def novelty_note(game: int, record: dict, ply: int) -> None:
+    """Where the game left the earlier games' path (``analytics.novelty``), with a button to
+    go there; nothing for an undated game."""
+    found = game_novelty(game)
+    if record["info"]["date"] is None:
+        return
+    if found is None:
+        st.caption("No novelty: an earlier game of the store reached every position.")
+        return
+    move = record["moves"][found["ply"] - 1]["ki2"] if found["ply"] <= len(record["moves"]) else ""
+    st.caption(display.plain(f"★ Novelty: {found['ply']}手 {move or ''} — the first position "
+                             f"no earlier game reached ({found['earlier_games']} earlier "
+                             f"game(s) had reached the one before)."))
+    if found["ply"] != ply and st.button("Go to novelty", key=f"novelty-{game}",
+                                         icon=":material/star:"):
+        go_to(game, found["ply"])
+        st.rerun()
+
+
+def move_table(record: dict) -> pl.DataFrame:
     """The main line as the record wrote it, with the KI2 reading, each move's time and the
     side's total, and the comments."""
     black_first = record["sfens"][0].split()[1] == "b"
@@ -161,8 +191,12 @@ def move_table(record: dict) -> pd.DataFrame:
         table.append({"ply": row["ply"], "move": row["ki2"] or f"✗ {row['text']}",
                       "written": row["text"], "time": clock(row["seconds"]),
                       "total": clock(spent[black]) if row["seconds"] is not None else "",
+                      "score": stored_game.score_text(row.get("evaluation")),
                       "comment": row["comment"] or ""})
-    return pd.DataFrame(table, columns=["ply", "move", "written", "time", "total", "comment"])
+    columns = ["ply", "move", "written", "time", "total", "score", "comment"]
+    if not any(row["score"] for row in table):  # no engine's score in the record
+        columns.remove("score")
+    return pl.from_dicts(table, schema=columns, infer_schema_length=None)
 
 
 _MOVE_COLUMNS = {
@@ -171,6 +205,9 @@ _MOVE_COLUMNS = {
     "written": st.column_config.TextColumn("As written", width=112),
     "time": st.column_config.TextColumn("Time", width=60),
     "total": st.column_config.TextColumn("Total", width=68, help="The side's time so far"),
+    "score": st.column_config.TextColumn("Score", width=64,
+                                         help="The engine's score in the record, from ▲ Black's "
+                                              "point of view (+M7: ▲ mates in 7)"),
     "comment": st.column_config.TextColumn("Comment")}
 
 
@@ -179,17 +216,18 @@ def move_list(record: dict, ply: int, game: int) -> None:
     click on a move goes there."""
     frame = move_table(record)
     first = max(0, min(ply - 1 - WINDOW // 2, len(frame) - WINDOW))
-    pick_move(frame.iloc[first:first + WINDOW], f"moves-{game}-{ply}", record, ply, game)
+    pick_move(frame.slice(first, WINDOW), f"moves-{game}-{ply}", record, ply, game)
     if len(frame) > WINDOW:
         st.caption(f"Moves {first + 1}–{min(first + WINDOW, len(frame))} of {len(frame)}.")
         with st.expander(f"All {len(frame)} moves"):
             pick_move(frame, f"all-moves-{game}-{ply}", record, ply, game)
 
 
-def pick_move(part: pd.DataFrame, key: str, record: dict, ply: int, game: int) -> None:
-    """A table of moves (the current one highlighted); a click on a replayed move (anywhere on
-    its row) goes there."""
-    styled = part.style.apply(
+def pick_move(part: pl.DataFrame, key: str, record: dict, ply: int, game: int) -> None:
+    """A table of moves (the current one highlighted: Streamlit styles a pandas ``Styler``
+    only, so the table is handed over as one); a click on a replayed move (anywhere on its
+    row) goes there."""
+    styled = part.to_pandas().style.apply(
         lambda r: ["background-color: rgba(255,140,26,0.30)" if r["ply"] == ply else ""] * len(r),
         axis=1)
     event = st.dataframe(styled, key=key, hide_index=True, on_select="rerun",
@@ -197,7 +235,7 @@ def pick_move(part: pd.DataFrame, key: str, record: dict, ply: int, game: int) -
                          width="stretch", column_config=_MOVE_COLUMNS)
     row = picked(event.selection)
     if row is not None and row < len(part):
-        target = int(part.iloc[row]["ply"])
+        target = int(part["ply"][row])
         if record["moves"][target - 1]["usi"] is not None and target != ply:
             go_to(game, target)
             st.rerun()
@@ -250,9 +288,9 @@ def variations_tab(record: dict, handicap: bool = False) -> None:
     start_ply, sfens = line["start_ply"], line["sfens"]
     left, right = st.columns([5, 7])
     with right:
-        frame = pd.DataFrame([{"ply": m["ply"], "written": m["text"],
-                               "time": clock(m["seconds"]), "comment": m["comment"] or ""}
-                              for m in moves])
+        frame = pl.from_dicts([{"ply": m["ply"], "written": m["text"],
+                                "time": clock(m["seconds"]), "comment": m["comment"] or ""}
+                               for m in moves], infer_schema_length=None)
         st.dataframe(frame, hide_index=True, width="stretch")
         if not sfens:
             st.warning(f"It branches off at ply {start_ply}, where the line it comes from was "
@@ -276,8 +314,8 @@ def headers_tab(info: dict) -> None:
              "Place": info["place"], "Opening (record)": info["opening"],
              "Result": display.result_text(info["winner"], info["reason"]),
              "Declared ending": info["declared_ending"], "Fingerprint": info["fingerprint"]}
-    st.dataframe(pd.DataFrame([{"field": k, "value": "" if v is None else str(v)}
-                               for k, v in facts.items()]), hide_index=True, width="stretch")
+    st.dataframe(pl.from_dicts([{"field": k, "value": "" if v is None else str(v)}
+                                for k, v in facts.items()]), hide_index=True, width="stretch")
     if info["headers"]:
         with st.expander("All headers as written"):
             st.json(info["headers"])
@@ -289,6 +327,39 @@ def headers_tab(info: dict) -> None:
         number = source["index"] + 1 if source["index"] is not None else "?"
         st.caption(display.plain(f"{source['path']} · game {number} · {source['format']} · "
                                  f"{source['encoding']}"))
+
+
+def downloads(game: int) -> None:
+    """The game as a file of each format (a format that cannot hold all of it says what it
+    leaves out; a game that cannot be written says why), and its KIF text to copy."""
+    st.markdown("**Download**")
+    cells = st.columns(len(FORMATS))
+    for cell, fmt in zip(cells, FORMATS):
+        written = record_text(game, fmt)
+        if written["text"] is None:
+            cell.button(fmt.upper(), disabled=True, key=f"download-{fmt}-{game}",
+                        help=display.plain(written["problem"]), width="stretch")
+            continue
+        said = written["left_out"]
+        cell.download_button(fmt.upper(), written["text"].encode("utf-8"),
+                             file_name=f"game-{game}{EXTENSIONS[fmt]}", mime=MEDIA_TYPES[fmt],
+                             key=f"download-{fmt}-{game}", on_click="ignore", width="stretch",
+                             icon=":material/download:",
+                             help=display.plain(f"{fmt.upper()} cannot hold, so leaves out: "
+                                                f"{'; '.join(said)}") if said else None)
+    kif = record_text(game, "kif")
+    if kif["text"] is None:
+        st.caption(display.plain(f"The game cannot be written: {kif['problem']}"))
+        return
+    with st.expander("KIF text (to copy)"):
+        st.code(kif["text"], language=None)
+
+
+def copy_position(position: Position, handicap: bool) -> None:
+    """The position on the board as a KIF board diagram, with a copy button (its SFEN is
+    under the board already)."""
+    with st.expander("KIF board diagram (to copy)"):
+        st.code(bod_text(position, handicap=handicap), language=None)
 
 
 def open_here(row: dict) -> None:
@@ -342,6 +413,7 @@ def main() -> None:
     handicap = handicap_game(info)
     headline(info)
     ply = url_ply(last, len(record["moves"]))
+    novelty_note(game, record, ply)
 
     left, right = st.columns([5, 7], gap="medium")
     with left:
@@ -352,9 +424,14 @@ def main() -> None:
         board.show_board(position, last_move=last_move, caption=note, handicap=handicap)
         step_buttons(game, ply, last)
         ply_slider(game, ply, last)
+        target = evaluation_chart.show(record, ply, key=f"evaluation-{game}-{ply}")
+        if target is not None and target != ply:  # a click on the graph
+            go_to(game, target)
+            st.rerun()
         comment = record["moves"][ply - 1]["comment"] if ply else None
         if comment:
             st.info(display.plain(comment, lines=True), icon=":material/chat:")
+        copy_position(position, handicap)
         links = st.columns(2)
         if links[0].button("Explore from here", icon=nav.EXPLORER.icon, width="stretch"):
             nav.open_explorer(info["start_sfen"], [m["usi"] for m in record["moves"][:ply]])
@@ -371,6 +448,7 @@ def main() -> None:
             variations_tab(record, handicap)
         with tabs[3]:
             headers_tab(info)
+            downloads(game)
     with st.expander("Latest games of the store"):
         pick_game(game)
 
