@@ -65,7 +65,11 @@ Layout decisions (where the format leaves room):
 * A terminal word (投了, 中断, 詰み …) on a numbered line is the ``DeclaredEnding`` of its line (the
   main line or a variation); ``mover`` is the side to move then. A ``まで…`` line is its
   ``summary``, or makes the ending when there was no terminal word (``ending_from_summary``).
-* ``変化：N手`` starts a ``Variation`` whose first move replaces ply N of the most recent line that
+* A board diagram whose first move line is numbered N > 1 is the position after move N - 1 (its
+  SFEN move number is N; move numbers and ``変化`` headers count from there); when it names no side
+  to move, an even N makes it White's move (``side_from_move_number``), as bioshogi reads it.
+* ``変化：N手`` (also written ``変化：N手目``, ``変化:N手``, with blanks, or with a note after the
+  number) starts a ``Variation`` whose first move replaces ply N of the most recent line that
   marked ply N with ``+`` (Kifu for Windows writes a branch's alternatives depth first, each line's
   branches from the last ply back); files without ``+`` marks (Shogidokoro) use the most recent
   line that has a move N.
@@ -78,6 +82,7 @@ Layout decisions (where the format leaves room):
 
 Finding codes: ``unparsable_line``, ``move_number_mismatch``, ``bad_time``, ``duplicate_header``,
 ``unknown_handicap``, ``bad_start_position`` (and ``assumed_side_to_move``, from ``core.notation.bod``),
+``side_from_move_number``,
 ``unknown_ending``, ``duplicate_ending``, ``moves_after_ending``, ``move_count_mismatch`` (a
 ``まで N手`` that is not the number of moves), ``bad_variation``, ``empty_variation``,
 ``missing_branch_mark``, ``duplicate_bookmark``, ``bookmark_at_start``, ``comment_placement``,
@@ -222,6 +227,8 @@ class _Game:
         self.uses_marks = False
         self.mixed_reported = False
         self.started_by = started_by  # the kind of line that started this game, if not the first
+        #: what the written move numbers add to the plies (a diagram's game numbered from N)
+        self.numbering = 0
 
     def empty(self) -> bool:
         """True if the game has nothing but headers (and findings)."""
@@ -229,10 +236,16 @@ class _Game:
         return (not r.moves and not r.variations and r.ending is None and not r.comments
                 and (self.diagram is None or not self.diagram.started))
 
-    def settle(self) -> None:
+    def settle(self, first: int = 0, line: Optional[int] = None) -> None:
         """Hand the builder the start position read so far (at the first move, ending, まで or
         変化 line, or at the end): the board diagram if it has a board (its findings join the
-        record), else the 手合割, with the diagram's side-to-move line if any."""
+        record), else the 手合割, with the diagram's side-to-move line if any.
+
+        ``first`` is the number written on the first move line (on ``line``): a diagram's game
+        whose moves are numbered from N > 1 is a position after move N - 1 (as Kifu for Windows
+        and bioshogi write it). Its move numbers and variation headers count from there
+        (``numbering``), and when the diagram names no side to move, the number says it: an
+        even N is White's move (``side_from_move_number``, info)."""
         b = self.b
         if b.settled:
             return
@@ -240,7 +253,19 @@ class _Game:
         sfen = side = None
         if diagram is not None:
             if diagram.has_board:
-                sfen = diagram.sfen()
+                turn = None
+                if first > 1 and diagram.move_number in (1, first):
+                    named = diagram.turn
+                    if named is None and not diagram.handicap_labels:
+                        turn = WHITE if first % 2 == 0 else BLACK
+                        if turn == WHITE:
+                            b.add(INFO, "side_from_move_number", f"the diagram names no side to "
+                                  f"move; its first move is numbered {first}, so White moves "
+                                  "first", line)
+                    if (named if named is not None else turn) == (BLACK if first % 2 else WHITE):
+                        diagram.move_number = first
+                        self.numbering = self.current.offset = first - 1
+                sfen = diagram.sfen(turn)
                 if any(diagram.board):  # a board with pieces: the record is a game's
                     b.recognise()
             else:
@@ -286,10 +311,10 @@ class _Game:
         goes to the builder; a number that is not the ply is reported (``move_number_mismatch``),
         so is a time that is not one (``bad_time``); a ``+`` marks the ply for a variation.
         The hot path: keep it lean."""
-        if not self.in_moves:
-            self.settle()
-            self.in_moves = True
         written, text, h1, m1, s1, h2, m2, s2, plus = groups
+        if not self.in_moves:
+            self.settle(int(written), number)
+            self.in_moves = True
         branch = self.current
         line = branch.line
         ply = line.start + len(line.moves)
@@ -373,7 +398,7 @@ class _Game:
         b = self.b
         digits = _leading_digits(s[2:].translate(_FULL_DIGITS))
         if digits:
-            b.stated_moves(int(digits), number, "the summary", s)
+            b.stated_moves(int(digits) - self.numbering, number, "the summary", s)
         ending = b.current.ending
         if ending is not None:
             if ending.summary:
@@ -391,15 +416,16 @@ class _Game:
         ``_branch_point`` finds; a header it cannot read is reported (``unparsable_line``)."""
         self.settle()
         self.in_moves = True
-        rest = s[2:].lstrip(" \u3000：:").translate(_FULL_DIGITS)
+        rest = s[2:].lstrip(" \u3000\t：:").translate(_FULL_DIGITS)
         digits = _leading_digits(rest)
-        if not digits or rest[len(digits):].strip(_SPACES) not in ("手", ""):
+        if not digits or not _variation_tail(rest[len(digits):]):
             self.b.add(WARNING, "unparsable_line", "not a variation header like 変化：12手; the "
                        "moves after it stay in the current line", number, text=s)
             return
-        ply = int(digits)
+        ply = int(digits) - self.numbering
         parent = self._branch_point(ply, number, s)
         self.current = _Branch(self.b.begin_variation(ply, number, parent.line))
+        self.current.offset = self.numbering
         self.stack.append(self.current)
 
     def _branch_point(self, ply: int, number: int, s: str) -> _Branch:
@@ -435,6 +461,21 @@ class _Game:
         return self.b.finish()
 
 
+def _variation_tail(text: str) -> bool:
+    """True if ``text`` may follow the number of a variation header: nothing, 手 or 手目, then
+    nothing or a note after a blank or a bracket (``変化：3手目``, ``変化：2手 別案``).
+
+    >>> [_variation_tail(t) for t in ("手", " 手目", "", "手 別案", "手（本命）", "手を参照", "x")]
+    [True, True, True, True, True, False, False]
+    """
+    text = text.lstrip(_SPACES)
+    for word in ("手目", "手", ""):
+        if text.startswith(word):
+            rest = text[len(word):]
+            return not rest or rest[0] in _SPACES or rest[0] in "（(【[「"
+    return False
+
+
 def _leading_digits(text: str) -> str:
     """The ASCII digits ``text`` starts with ("" if none)."""
     end = 0
@@ -443,9 +484,16 @@ def _leading_digits(text: str) -> str:
     return text[:end]
 
 
+_BLANK_FROM = re.compile(r"[ \u3000]+(?=\([1-9]{2}\))")
+
+
 def _loose_kif_line(s: str):
     """The parts of a numbered line the regular expression does not fit (blanks or other text
-    in the move, a time in another layout), as ``_KIF_LINE``'s groups; None if it has no move."""
+    in the move, a time in another layout), as ``_KIF_LINE``'s groups; None if it has no move.
+
+    >>> _loose_kif_line("5 同銀　(79)   ( 0:00/00:00:07)")[1]
+    '同銀(79)   ( 0:00/00:00:07)'
+    """
     i = 0
     while i < len(s) and s[i].isascii() and s[i].isdigit():
         i += 1
@@ -453,6 +501,8 @@ def _loose_kif_line(s: str):
     if not rest[:1].isspace():
         return None
     text = rest.strip()
+    if "(" in text:  # 同銀　(79): a blank some writers put before the from-square
+        text = _BLANK_FROM.sub("", text)
     plus = None
     if text.endswith("+"):
         text, plus = text[:-1].rstrip(), "+"
@@ -625,8 +675,9 @@ def read_kif(text: str, source: str = "", encoding: str = "", format: str = "kif
                        encoding, format, "KIF")
 
 
-_KIF_SNIFF = re.compile(r"\s*[0-9]+\s+(?:[1-9１-９][一二三四五六七八九]|同|仝)")
-_KI2_SNIFF = re.compile(rf"\s*[{KI2_MARKS}]\s*(?:[1-9１-９][一二三四五六七八九]|同|仝)")
+# a destination: a file digit and a rank (kanji, or a digit as in ``▲26歩``), or 同
+_KIF_SNIFF = re.compile(r"\s*[0-9]+\s+(?:[1-9１-９][一二三四五六七八九1-9１-９]|同|仝)")
+_KI2_SNIFF = re.compile(rf"\s*[{KI2_MARKS}]\s*(?:[1-9１-９][一二三四五六七八九1-9１-９]|同|仝)")
 
 
 _LAST_SNIFF = [None, None]  # the last text sniffed and its counts (KIF and KI2 both ask)

@@ -9,6 +9,8 @@ find it from the side to move when the ending was written (``Mover``)::
     (<Reason.RESIGN: 'resign'>, <Mover.LOSES: 'mover_loses'>)
     >>> ending_meaning("%+ILLEGAL_ACTION")
     (<Reason.ILLEGAL_MOVE: 'illegal_move'>, <Winner.WHITE: 'white'>)
+    >>> ending_meaning("resign"), ending_meaning("rep_draw")
+    ((<Reason.RESIGN: 'resign'>, <Mover.LOSES: 'mover_loses'>), (<Reason.SENNICHITE: 'sennichite'>, <Winner.DRAW: 'draw'>))
     >>> ending_meaning("まで")
     (<Reason.UNKNOWN: 'unknown'>, <Winner.NONE: 'none'>)
 """
@@ -48,6 +50,22 @@ _TABLE: tuple = (
     (("封じ手", "SEALED"), Reason.SEALED, Winner.NONE),
     (("MAX_MOVES", "最大手数"), Reason.MAX_MOVES, Winner.DRAW),
     (("FUZUMI", "不詰"), Reason.UNKNOWN, Winner.NONE),
+    # the words GUIs write at the end of a USI game line (``ingest.usi_file``), about the side
+    # to move then: it resigned, declared a win, lost, ran out of time, played an illegal move
+    (("resign",), Reason.RESIGN, Mover.LOSES),
+    (("mate",), Reason.CHECKMATE, Mover.LOSES),
+    (("win",), Reason.DECLARATION, Mover.WINS),
+    (("lose",), Reason.UNKNOWN, Mover.LOSES),
+    (("timeout",), Reason.TIME, Mover.LOSES),
+    (("illegal",), Reason.ILLEGAL_MOVE, Mover.LOSES),
+    (("rep_draw",), Reason.SENNICHITE, Winner.DRAW),
+    (("rep_win",), Reason.PERPETUAL_CHECK, Mover.WINS),
+    (("rep_lose",), Reason.PERPETUAL_CHECK, Mover.LOSES),
+    (("jishogi",), Reason.JISHOGI, Winner.DRAW),
+    (("max_moves",), Reason.MAX_MOVES, Winner.DRAW),
+    (("draw",), Reason.UNKNOWN, Winner.DRAW),
+    (("break",), Reason.ABORT, Winner.NONE),
+    (("rep_sup", "rep_inf"), Reason.UNKNOWN, Winner.NONE),  # a superior/inferior repetition
 )
 _MEANINGS = {word: (reason, who) for words, reason, who in _TABLE for word in words}
 _UNKNOWN = (Reason.UNKNOWN, Winner.NONE)

@@ -105,6 +105,14 @@ def read_usi(text: str, source: str = "", encoding: str = "") -> list:
 
     >>> [len(r.moves) for r in read_usi("startpos moves 7g7f 3c3d\\nposition startpos\\n")]
     [2, 0]
+    >>> [game] = read_usi("position startpos moves 7g7f 3c3d resign\\n")
+    >>> len(game.moves), game.ending.word, game.ending.mover   # Black, to move, resigned
+    (2, 'resign', 0)
+
+A bare SFEN (no ``sfen`` word) is a game too, of no moves when it has none::
+
+    >>> [(len(r.moves), r.start_sfen) for r in read_usi("4k4/9/9/9/9/9/9/9/4K4 w G 5\\n")]
+    [(0, '4k4/9/9/9/9/9/9/9/4K4 w G 5')]
     >>> read_usi("sfen moves 7g7f\\n")[0].findings[0].code
     'unparsable_line'
     >>> [(r.index, r.first_line, [(f.code, f.line) for f in r.findings])
@@ -117,11 +125,22 @@ def read_usi(text: str, source: str = "", encoding: str = "") -> list:
                        "usi", "USI")
 
 
+#: The words GUIs and engines write after the moves of a USI game line for how it ended
+#: (ShogiHome's ``resign``; rsshogi's special tokens ``win``, ``draw``, ``timeout``, ``mate``,
+#: ``max_moves``, ``jishogi``; YaneuraOu's repetition states ``rep_draw``, ``rep_win``,
+#: ``rep_lose``, ``rep_sup``, ``rep_inf``; ``lose``, ``break``, ``illegal``): each is about the
+#: side to move then, and ``ingest.result`` says what it means.
+TERMINAL_WORDS = frozenset({
+    "resign", "win", "lose", "draw", "timeout", "break", "illegal", "mate", "max_moves",
+    "jishogi", "rep_draw", "rep_win", "rep_lose", "rep_sup", "rep_inf",
+})
+
+
 def _read(text: str, source: str, encoding: str) -> list:
     from ingest.builder import Dialect, RecordBuilder
     from ingest.record import ERROR, WARNING, GameRecord
 
-    dialect = Dialect("usi", frozenset(), "USI's endings (it writes none)")
+    dialect = Dialect("usi", TERMINAL_WORDS, "the terminal words of USI game lines")
     records: list = []
     note = ""  # the notes of a skipped line, for the next game
     for game in _games(_lines(text), _lazy_position):
@@ -146,10 +165,29 @@ def _read(text: str, source: str, encoding: str) -> list:
             # a game of thousands of moves (hostile: a real one has a few hundred) keeps one
             # text of each move
             alike = intern if len(game.text) > 8192 else str
+            words = TERMINAL_WORDS
             for move in game.moves:
-                b.move(alike(move), game.line)
+                if move in words:  # the game's ending, not a move (moves after it are said)
+                    b.end(move, game.line, text=move)
+                else:
+                    b.move(alike(move), game.line)
         records.append(b.finish())
     return records
+
+
+def _bare_sfen(line: str) -> bool:
+    """True if ``line`` starts with a SFEN board (nine ranks of pieces and digits).
+
+    >>> _bare_sfen("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1")
+    True
+    >>> _bare_sfen("a/b/c/d/e/f/g/h/i"), _bare_sfen("1/2 cup of tea")
+    (False, False)
+    """
+    board = line.split(None, 1)[0]
+    return board.count("/") == 8 and _SFEN_BOARD.fullmatch(board) is not None
+
+
+_SFEN_BOARD = re.compile(r"(?:[1-9+PLNSGBRKplnsgbrk]+/){8}[1-9+PLNSGBRKplnsgbrk]+")
 
 
 def looks_like_usi(text: str) -> bool:
@@ -161,6 +199,11 @@ def looks_like_usi(text: str) -> bool:
     (True, True)
     >>> looks_like_usi("junk\\nmore junk\\nstartpos\\n"), looks_like_usi("手合割：平手\\n")
     (False, False)
+
+A file of bare SFEN lines (a collection of positions) is USI too::
+
+    >>> looks_like_usi("4k4/9/9/9/9/9/9/9/4K4 b G 1\\n4k4/9/9/9/9/9/9/9/4K4 w G 1\\n")
+    True
     """
     games = others = 0
     start = 0
@@ -171,7 +214,7 @@ def looks_like_usi(text: str) -> bool:
         line = text[start:min(end, start + 64)].strip()
         start = end + 1
         if line and not line.startswith("#"):
-            if line.startswith(("startpos", "sfen ", "position ")):
+            if line.startswith(("startpos", "sfen ", "position ")) or _bare_sfen(line):
                 games += 1
             else:
                 others += 1
