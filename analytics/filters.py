@@ -33,6 +33,15 @@ spelling given::
 
     >>> GameFilter(decided=True, moves_from=20, handicap="KY")
     GameFilter(handicap='香落ち', decided=True, moves_from=20)
+    >>> len(GameFilter(min_rating=3000).where())   # both players
+    2
+    >>> GameFilter(min_rating=2500, max_rating=3000, engine=False, label="四間飛車",
+    ...            label_side="white", time_control="6時間")
+    GameFilter(min_rating=2500, max_rating=3000, time_control='6時間', engine=False, label='四間飛車', label_side='white')
+    >>> GameFilter(label_side="sente")
+    Traceback (most recent call last):
+    ...
+    analytics.filters.FilterError: label_side must be one of black, white, not 'sente'
 """
 
 from __future__ import annotations
@@ -46,7 +55,8 @@ import sqlalchemy as sa
 
 from analytics import checks
 from core.handicap import canonical_name
-from store.engine import game_summary
+from labels.players import canonical as player_name
+from store.engine import game_summary, labels
 
 __all__ = ["GameFilter", "FilterError", "WINNERS"]
 
@@ -68,7 +78,9 @@ class FilterError(ValueError):
 class GameFilter:
     """Which games count (every field None: all of them).
 
-    - ``player``: a case-insensitive part of ▲'s or △'s name;
+    - ``player``: a case-insensitive part of ▲'s or △'s name, as written or canonical
+      (``labels.players``: 羽生 finds 羽生善治竜王), or any spelling of a player's canonical
+      name (羽生善治王位 finds 羽生善治's games however written);
     - ``date_from``, ``date_to``: the game's date, inclusive (a ``date`` or ISO text; undated
       games are left out once either is given);
     - ``event``: a case-insensitive part of the event's name;
@@ -79,7 +91,16 @@ class GameFilter:
     - ``winner``: ``black``, ``white``, ``draw`` or ``none``;
     - ``decided``: True keeps the games with a result (a win or a draw), False those without;
     - ``moves_from``, ``moves_to``: the number of moves replayed, inclusive (``moves_from`` is
-      a minimum length: fragments and aborted games are short).
+      a minimum length: fragments and aborted games are short);
+    - ``min_rating``: both players rated at least this (shogi-server's rate lines; games
+      without ratings are left out);
+    - ``max_rating``: both players rated at most this (with ``min_rating``, a rating band);
+    - ``time_control``: a case-insensitive part of the time control the record states
+      (``持ち時間``, CSA ``$TIME_LIMIT``; games that state none are left out);
+    - ``engine``: True keeps the games in which the record shows an engine playing (a side's
+      engine name, ``ingest.evaluation.engines``), False those in which it shows none;
+    - ``label``: a castle or opening (``labels.classify``) reached by either side, or by
+      ``label_side`` (``black`` or ``white``) only.
     """
 
     player: Optional[str] = None
@@ -92,6 +113,12 @@ class GameFilter:
     decided: Optional[bool] = None
     moves_from: Optional[int] = None
     moves_to: Optional[int] = None
+    min_rating: Optional[int] = None
+    max_rating: Optional[int] = None
+    time_control: Optional[str] = None
+    engine: Optional[bool] = None
+    label: Optional[str] = None
+    label_side: Optional[str] = None
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -102,6 +129,9 @@ class GameFilter:
                 except ValueError as error:
                     raise FilterError(str(error), field.name) from None
                 object.__setattr__(self, field.name, value)
+        if self.label_side is not None and self.label is None:
+            raise FilterError("label_side: needs a label (the castle or opening that side "
+                              "reached)", "label_side")
 
     def __repr__(self) -> str:
         chosen = ", ".join(f"{name}={value!r}" for name, value in self.chosen().items())
@@ -125,22 +155,39 @@ class GameFilter:
         that keep the games of this filter; every value is a bound parameter."""
         g = game_summary.c
         conditions = []
-        for name in ("player", "event"):
+        for name in ("player", "event", "time_control"):
             value = getattr(self, name)
             if value is None:
                 continue
             needle = sa.bindparam(name, value.lower())
-            columns = (g.black, g.white) if name == "player" else (g.event,)
-            conditions.append(sa.or_(*(sa.func.contains(sa.func.lower(c), needle)
-                                       for c in columns)))
+            columns = ((g.black, g.white, g.black_player, g.white_player) if name == "player"
+                       else (g[name],))
+            matches = [sa.func.contains(sa.func.lower(c), needle) for c in columns]
+            if name == "player":  # a spelling of a player (羽生善治竜王): its canonical name too
+                known = player_name(value)
+                if known.name != value and not known.ambiguous:
+                    matches += [c == sa.bindparam("player_name", known.name)
+                                for c in (g.black_player, g.white_player)]
+            conditions.append(sa.or_(*matches))
         for name, column, compare in (
                 ("handicap", g.handicap, operator.eq), ("reason", g.reason, operator.eq),
                 ("winner", g.winner, operator.eq), ("date_from", g.date, operator.ge),
                 ("date_to", g.date, operator.le), ("moves_from", g.moves, operator.ge),
-                ("moves_to", g.moves, operator.le)):
+                ("moves_to", g.moves, operator.le), ("min_rating", g.black_rating, operator.ge),
+                ("min_rating", g.white_rating, operator.ge),
+                ("max_rating", g.black_rating, operator.le),
+                ("max_rating", g.white_rating, operator.le)):
             value = getattr(self, name)
             if value is not None:
                 conditions.append(compare(column, sa.bindparam(name, value)))
+        if self.engine is not None:
+            shown = sa.or_(g.black_engine.is_not(None), g.white_engine.is_not(None))
+            conditions.append(shown if self.engine else sa.not_(shown))
+        if self.label is not None:
+            reached = [labels.c.label == sa.bindparam("label", self.label)]
+            if self.label_side is not None:
+                reached.append(labels.c.side == sa.bindparam("label_side", self.label_side))
+            conditions.append(g.game.in_(sa.select(labels.c.game).where(*reached)))
         if self.decided is not None:  # a game without a result has the winner "none"
             compare = operator.ne if self.decided else operator.eq
             conditions.append(compare(g.winner, sa.bindparam("no_result", "none")))
@@ -169,4 +216,8 @@ _CHECKS = {
     "winner": lambda value, name: checks.choice(value, name, WINNERS),
     "moves_from": lambda value, name: checks.at_least(value, name, 0),
     "moves_to": lambda value, name: checks.at_least(value, name, 0),
+    "min_rating": lambda value, name: checks.at_least(value, name, 0),
+    "max_rating": lambda value, name: checks.at_least(value, name, 0),
+    "time_control": checks.text, "engine": _flag, "label": checks.name,
+    "label_side": lambda value, name: checks.choice(value, name, ("black", "white")),
 }

@@ -39,6 +39,7 @@ from analytics import checks
 from analytics.filters import GameFilter
 from analytics.results import SIDES, Results, count_columns, wilson
 from labels.classify import definitions, definitions_version
+from labels.players import canonical as player_name
 from store import engine as views
 from store.engine import as_store, fetch, game_summary, label_summary
 
@@ -281,20 +282,33 @@ def _player_record(row: dict) -> dict:
 
 
 def _player_sides(filters: GameFilter):
-    """One row per (game, player, side): the games as each player saw them."""
+    """One row per (game, player, side): the games as each player saw them, the players by
+    their canonical names (``labels.players``; ``spelling``: as the record wrote it)."""
     sides = []
-    for side, name, other in (("black", G.black, G.white), ("white", G.white, G.black)):
-        sides.append(sa.select(G.game, name.label("player"), other.label("opponent"),
+    for side, name, written, other in (("black", G.black_player, G.black, G.white_player),
+                                       ("white", G.white_player, G.white, G.black_player)):
+        sides.append(sa.select(G.game, name.label("player"), written.label("spelling"),
+                               other.label("opponent"),
                                sa.literal(side).label("side"), G.winner, G.date, G.event,
                                G.reason, G.moves)
                      .where(name.is_not(None), *filters.where()))
     return sa.union_all(*sides).subquery("seat")
 
 
+def _is_player(seat, parameter: str, name: str):
+    """The seats of the player ``name``: its canonical name (``labels.players``, on the
+    games' dates) or the name exactly as written."""
+    given = checks.name(name, parameter)
+    known = player_name(given)
+    return sa.or_(seat.c.player == sa.bindparam(f"{parameter}_name", known.name),
+                  seat.c.spelling == sa.bindparam(f"{parameter}_written", given))
+
+
 def players(store, min_games: int = 1, limit: Optional[int] = None, *,
             filters: GameFilter = GameFilter()) -> list:
-    """Every player with ``games``, ``wins``, ``losses``, ``draws`` and ``score`` (with its
-    interval), most games first."""
+    """Every player by canonical name (``labels.players``): ``player`` and ``name`` (the
+    same), ``spellings`` (the names as written, most used first), ``games``, ``wins``,
+    ``losses``, ``draws`` and ``score`` (with its interval), most games first."""
     seat = _player_sides(filters)
     counts = count_columns(seat.c.winner, seat.c.side)
     statement = (sa.select(seat.c.player, *counts).group_by(seat.c.player)
@@ -302,24 +316,40 @@ def players(store, min_games: int = 1, limit: Optional[int] = None, *,
                  .order_by(sa.desc("games"), seat.c.player))
     if limit is not None:
         statement = statement.limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
-    return [{"player": r["player"], **_player_record(r)} for r in fetch(store, statement)]
+    listed = fetch(store, statement)
+    spellings: dict = {}
+    if listed:
+        chosen = sa.select(statement.subquery().c.player).scalar_subquery()
+        used = sa.func.count().label("games")
+        for r in fetch(store, sa.select(seat.c.player, seat.c.spelling, used)
+                       .where(seat.c.player.in_(chosen))
+                       .group_by(seat.c.player, seat.c.spelling)
+                       .order_by(seat.c.player, sa.desc("games"), seat.c.spelling)):
+            spellings.setdefault(r["player"], []).append(r["spelling"])
+    return [{"player": r["player"], "name": r["player"], "spellings": spellings[r["player"]],
+             **_player_record(r)} for r in listed]
 
 
 def player_summary(store, player: str, *, filters: GameFilter = GameFilter()) -> Optional[dict]:
-    """One player (the exact name as stored) in the games of ``filters`` (whose ``player``, a
-    part of either name, is another matter): ``games``, ``as_black`` and ``as_white`` (games,
+    """One player (by canonical name or any spelling of it, ``labels.players``; or a name
+    exactly as written) in the games of ``filters`` (whose ``player``, a part of either name,
+    is another matter): ``player`` (canonical), ``games``, ``spellings`` (as written, most
+    used first), ``as_black`` and ``as_white`` (games,
     wins, losses, draws, score, interval), favourite ``openings`` and ``castles`` (label, games,
     wins, losses, draws, score), ``opponents`` (head-to-head: opponent, games, wins, losses,
     draws, score) and ``recent_games``; None if no game in scope has the player."""
-    name = checks.name(player, "player")
     seat = _player_sides(filters)
     counts = count_columns(seat.c.winner, seat.c.side)
-    mine = seat.c.player == sa.bindparam("name", name)
+    mine = _is_player(seat, "player", player)
     by_side = {r["side"]: Results.from_row(r, r["side"]) for r in fetch(
         store, sa.select(seat.c.side, *counts).where(mine).group_by(seat.c.side))}
     if not by_side:
         return None
-    summary = {"player": name, "games": sum(r.games for r in by_side.values())}
+    names = fetch(store, sa.select(seat.c.player, seat.c.spelling, sa.func.count().label("n"))
+                  .where(mine).group_by(seat.c.player, seat.c.spelling)
+                  .order_by(sa.desc("n"), seat.c.player, seat.c.spelling))
+    summary = {"player": names[0]["player"], "games": sum(r.games for r in by_side.values()),
+               "spellings": list(dict.fromkeys(r["spelling"] for r in names))}
     for side in SIDES:
         summary[f"as_{side}"] = by_side.get(side, Results()).side_dict(side)
     for kind in _KINDS:
@@ -344,11 +374,12 @@ def player_summary(store, player: str, *, filters: GameFilter = GameFilter()) ->
 
 def head_to_head(store, player: str, opponent: str, *,
                  filters: GameFilter = GameFilter()) -> dict:
-    """The games between two players (exact names): ``games`` (list, newest first), and
+    """The games between two players (canonical names or spellings): ``games`` (list, newest first), and
     ``wins``, ``losses``, ``draws`` and ``score`` from ``player``'s side."""
     seat = _player_sides(filters)
-    between = (seat.c.player == sa.bindparam("name", checks.name(player, "player")),
-               seat.c.opponent == sa.bindparam("opponent", checks.name(opponent, "opponent")))
+    other = seat.c.opponent == sa.bindparam("opponent_name",
+                                            player_name(checks.name(opponent, "opponent")).name)
+    between = (_is_player(seat, "player", player), other)
     rows = fetch(store, sa.select(seat.c.game, seat.c.side, seat.c.winner, seat.c.reason,
                                   seat.c.date, seat.c.event, seat.c.moves).where(*between)
                  .order_by(seat.c.date.desc().nulls_last(), seat.c.game.desc()))

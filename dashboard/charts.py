@@ -11,7 +11,7 @@ milliseconds, so its Vega-Lite specification is kept (``st.cache_data``) for the
 from __future__ import annotations
 
 import altair as alt
-import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analytics.results import Results
@@ -38,9 +38,11 @@ def draw(function, *args) -> None:
 def share_over_time(rows: list, labels: list, side: str) -> alt.Chart:
     """The share of each year's games in which ``side`` (black or white) reached each of
     ``labels``: one line per label."""
-    frame = pd.DataFrame([{"scope_games": None, **r} for r in rows
-                          if r["label"] in labels and r["side"] == side],
-                         columns=["year", "side", "label", "games", "share", "scope_games"])
+    frame = pl.from_dicts([{"scope_games": None, **r} for r in rows
+                           if r["label"] in labels and r["side"] == side],
+                          schema={"year": pl.Int64, "side": pl.String, "label": pl.String,
+                                  "games": pl.Int64, "share": pl.Float64,
+                                  "scope_games": pl.Int64})
     base = alt.Chart(frame).encode(
         x=alt.X("year:O", title=None),
         y=alt.Y("share:Q", title="share of the year's games (point size: the year's games)",
@@ -58,8 +60,9 @@ def share_over_time(rows: list, labels: list, side: str) -> alt.Chart:
 def win_rates(rows: list) -> alt.LayerChart:
     """Each label's score for the side that reached it, with its interval (a bar from
     ``ci_low`` to ``ci_high``), most played first; the 50% line for reference."""
-    frame = pd.DataFrame([r for r in rows if r["score"] is not None])
-    frame["side"] = frame["side"].map({"black": "▲先手", "white": "△後手"})
+    sides = {"black": "▲先手", "white": "△後手"}
+    frame = pl.from_dicts([{**r, "side": sides[r["side"]]} for r in rows
+                           if r["score"] is not None], infer_schema_length=None)
     order = list(dict.fromkeys(frame["label"]))
     base = alt.Chart(frame).encode(
         y=alt.Y("label:N", sort=order, title=None),
@@ -73,7 +76,7 @@ def win_rates(rows: list) -> alt.LayerChart:
                 scale=alt.Scale(domain=[0, 1])), x2="ci_high:Q")
     point = base.mark_point(filled=True, size=60, stroke="#555", strokeWidth=0.6).encode(
         x="score:Q")
-    middle = alt.Chart(pd.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4],
+    middle = alt.Chart(pl.DataFrame({"x": [0.5]})).mark_rule(strokeDash=[4, 4],
                                                              color="#999").encode(x="x:Q")
     return (interval + point + middle).properties(height=60 + 34 * len(order))
 
@@ -85,9 +88,10 @@ FEW_GAMES = 5
 def score_by_year(rows: list) -> alt.LayerChart:
     """Black's score per year with its interval as a band, and the 50% line; each point sized
     by the year's decided games and labelled with their number (hollow below ``FEW_GAMES``)."""
-    frame = pd.DataFrame([{**r, "decided": r.get("decided", r["black_wins"] + r["white_wins"]
-                                                   + r["draws"])}
-                          for r in rows if r["black_score"] is not None])
+    frame = pl.from_dicts([{**r, "decided": r.get("decided", r["black_wins"] + r["white_wins"]
+                                                    + r["draws"])}
+                           for r in rows if r["black_score"] is not None],
+                          infer_schema_length=None)
     band = alt.Chart(frame).mark_area(opacity=0.25, color=BLACK_COLOUR).encode(
         x=alt.X("year:Q", title=None, axis=alt.Axis(format="d")),
         y=alt.Y("ci_low:Q", title="▲先手's score (the number: decided games)", axis=_PERCENT,
@@ -105,7 +109,7 @@ def score_by_year(rows: list) -> alt.LayerChart:
         tooltip=tooltip)
     counts = alt.Chart(frame).mark_text(dy=-13, fontSize=10, color="#555").encode(
         x="year:Q", y="black_score:Q", text="decided:Q", tooltip=tooltip)
-    middle = alt.Chart(pd.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4],
+    middle = alt.Chart(pl.DataFrame({"y": [0.5]})).mark_rule(strokeDash=[4, 4],
                                                              color="#999").encode(y="y:Q")
     return (band + line + points + counts + middle).properties(height=280)
 
@@ -119,7 +123,8 @@ def results_by_reason(rows: list) -> alt.Chart:
                               ("△後手勝ち", counted.white), ("no result", counted.other)):
             if count:
                 long.append({"reason": r["label"], "result": result, "games": count})
-    frame = pd.DataFrame(long, columns=["reason", "result", "games"])
+    frame = pl.from_dicts(long, schema={"reason": pl.String, "result": pl.String,
+                                        "games": pl.Int64})
     order = [r["label"] for r in rows]
     return (alt.Chart(frame).mark_bar()
             .encode(y=alt.Y("reason:N", sort=order, title=None),
@@ -134,8 +139,9 @@ def results_by_reason(rows: list) -> alt.Chart:
 
 def game_lengths(rows: list) -> alt.Chart:
     """Games by length (moves), one bar per bucket."""
-    frame = pd.DataFrame(rows, columns=["moves_from", "moves_to", "games"])
-    frame["moves"] = frame["moves_from"].astype(str) + "–" + frame["moves_to"].astype(str)
+    frame = pl.from_dicts(rows, schema={"moves_from": pl.Int64, "moves_to": pl.Int64,
+                                        "games": pl.Int64})
+    frame = frame.with_columns(moves=pl.format("{}–{}", "moves_from", "moves_to"))
     return (alt.Chart(frame).mark_bar(color=BLACK_COLOUR)
             .encode(x=alt.X("moves_from:Q", bin="binned", title="moves"),
                     x2="end:Q", y=alt.Y("games:Q", title="games"),
@@ -147,8 +153,8 @@ def game_lengths(rows: list) -> alt.Chart:
 def pairing_grid(rows: list, black_labels: list, white_labels: list) -> alt.LayerChart:
     """Black's score for each pairing of Black's label (rows) with White's (columns), the
     number of games written in each cell."""
-    frame = pd.DataFrame([r for r in rows if r["black_label"] in black_labels
-                          and r["white_label"] in white_labels])
+    frame = pl.from_dicts([r for r in rows if r["black_label"] in black_labels
+                           and r["white_label"] in white_labels], infer_schema_length=None)
     base = alt.Chart(frame).encode(
         y=alt.Y("black_label:N", sort=black_labels, title="▲先手"),
         x=alt.X("white_label:N", sort=white_labels, title="△後手",

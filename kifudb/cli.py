@@ -6,8 +6,12 @@ command parses its options and calls ``ingest`` (reading), ``store`` (writing) o
     kifudb ingest records/ --store data/store  # read, replay, label and store every game
     kifudb search / explore / sql / game ID    # the store's questions
     kifudb classify records/                   # the castles and openings of each game
+    kifudb convert records/ --to csa -o out/   # write every game in another format
+    kifudb export --to kif -o out/ --player 羽生  # the store's games as records or training data
     kifudb stats … / relabel                   # what wins; label the store again
+    kifudb book --output book.db               # a YaneuraOu opening book of the moves played
     kifudb dashboard --store data/store        # the Streamlit app over a store
+    kifudb serve --store data/store --port 8080  # the HTTP JSON API over a store
     kifudb replay data/samples/games.usi       # replay USI game lines: moves, final position, verdict
     kifudb perft 4                             # count the legal move tree
     kifudb moves "sfen …" -n ki2               # the legal moves of a position, in any notation
@@ -28,8 +32,13 @@ from ingest.usi_file import read_usi
 from kifudb.output import PathNames, plural, printable, progress_option, wants_progress
 from kifudb.paths import given_files
 from kifudb.replay import render_report, replay_report
+from kifudb.book_cli import book
 from kifudb.classify_cli import classify
+from kifudb.export_cli import convert, export
 from kifudb.game_cli import game
+from kifudb.players_cli import players
+from kifudb.twins_cli import twins
+from kifudb.serve_cli import serve
 from kifudb.stats_cli import relabel, stats
 from kifudb.store_cli import explore, search, sql
 
@@ -67,7 +76,24 @@ def _store_message(error: Exception):
     return diagnose(error, None, check=False)
 
 
+def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``kifudb --version``: the version, and whether the compiled engine is loaded
+    (``core._native``)."""
+    if not value or ctx.resilient_parsing:
+        return
+    import platform
+    from importlib.metadata import version
+
+    from core._native import status
+
+    click.echo(f"kifudb {version('kifudb')} (Python {platform.python_version()}); "
+               f"engine {status()}")
+    ctx.exit()
+
+
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show the version and whether the compiled engine is loaded, and exit.")
 def main() -> None:
     """kifudb: a shogi game-record database."""
 
@@ -328,6 +354,12 @@ main.add_command(stats)
 main.add_command(relabel)
 main.add_command(classify)
 main.add_command(game)
+main.add_command(players)
+main.add_command(twins)
+main.add_command(serve)
+main.add_command(book)
+main.add_command(convert)
+main.add_command(export)
 
 
 if __name__ == "__main__":

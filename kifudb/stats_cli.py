@@ -7,12 +7,13 @@ command line, as aligned text or JSON.
     kifudb stats winrates --kind opening --min-games 5
     kifudb stats pairings --kind castle --against opening
     kifudb stats players --limit 20
-    kifudb stats player 羽生善治 [--against 森内俊之]
+    kifudb stats player 羽生善治 [--against 森内俊之] [--rating]
     kifudb stats findings [--code bad_date] [--severity error] [--path 2chkifu]
+    kifudb stats novelties [--limit 20] [filters]
     kifudb relabel                      # after labels/labels.toml changed
 
 Every statistics command takes the filters ``--player``, ``--from``, ``--to``, ``--event``,
-``--handicap``, ``--decided`` and ``--min-moves``. Every score is shown with the number of
+``--handicap``, ``--decided``, ``--min-moves`` and ``--min-rating``. Every score is shown with the number of
 decided games it stands on (a draw counts half; games without a result are not in it). Bad
 values get a message, never a traceback.
 """
@@ -208,17 +209,23 @@ def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) 
     data = _stats().players(_open_store(store_dir), min_games=min_games, limit=limit,
                             filters=game_filter(kwargs))
     _show(output, data, ["player", "games", "won", "lost", "drawn", "score", "of decided",
-                         "95% CI"],
+                         "95% CI", "as written"],
           [[r["player"], r["games"], r["wins"], r["losses"], r["draws"], _percent(r["score"]),
-            r["decided"], _interval(r)] for r in data], right={1, 2, 3, 4, 6})
+            r["decided"], _interval(r),
+            " / ".join(s for s in r["spellings"] if s != r["player"])] for r in data],
+          right={1, 2, 3, 4, 6})
 
 
 @stats.command()
 @click.argument("name")
-@click.option("--against", help="Only the games against this player (exact name).")
+@click.option("--against", help="Only the games against this player (canonical name or a "
+                                "spelling).")
+@click.option("--rating", is_flag=True,
+              help="With the computed rating (Elo over the decided, dated games in scope, "
+                   "analytics/elo.py) and, in JSON, its history.")
 @_filter_options
 @_guard
-def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
+def player(store_dir: Path, output: str, name: str, against, rating: bool, **kwargs) -> None:
     """One player: score as Black and White, favourite castles and openings, opponents."""
     store, filters = _open_store(store_dir), game_filter(kwargs)
     if against is not None:
@@ -232,13 +239,24 @@ def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
                        f"{plural(data['decided'], 'decided game')}")
         return
     data = _stats().player_summary(store, name, filters=filters)
+    if data is not None and rating:
+        from analytics.elo import player_rating
+
+        data["computed_rating"] = player_rating(store, data["player"], filters=filters)
     if data is None:
         raise click.ClickException(f"no game in scope has a player named {name!r} "
-                                   f"(names are matched exactly; see 'kifudb stats players')")
+                                   f"(a canonical name or a spelling as written; see 'kifudb "
+                                   f"players')")
     if output == "json":
         _echo_json(data)
         return
-    click.echo(f"{name}: {plural(data['games'], 'game')}")
+    spellings = [s for s in data["spellings"] if s != data["player"]]
+    click.echo(f"{data['player']}: {plural(data['games'], 'game')}"
+               + (f" (written {' / '.join(spellings)})" if spellings else ""))
+    rated = data.get("computed_rating")
+    if rated is not None:
+        click.echo(f"computed rating (Elo, analytics/elo.py): {rated['rating']:.0f} after "
+                   f"{plural(rated['games'], 'decided dated game')}")
     click.echo(_table(["as", "games", "won", "lost", "drawn", "score", "of decided", "95% CI"],
                       [[side, r["games"], r["wins"], r["losses"], r["draws"],
                         _percent(r["score"]), r["decided"], _interval(r)]
@@ -253,6 +271,21 @@ def player(store_dir: Path, output: str, name: str, against, **kwargs) -> None:
                               [[r[column], r["games"], r["wins"], r["losses"], r["draws"],
                                 _percent(r["score"]), r["decided"]] for r in rows],
                               limits={0: 40}, right={1, 2, 3, 4, 6}))
+
+
+@stats.command()
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@_filter_options
+@_guard
+def novelties(store_dir: Path, output: str, limit: int, **kwargs) -> None:
+    """The novelty of the latest dated games: the first ply whose position no earlier game
+    reached, and how many earlier games reached the position before it."""
+    from analytics.novelty import novelties as latest
+
+    data = latest(_open_store(store_dir), limit=limit, filters=game_filter(kwargs))
+    _show(output, data, ["game", "date", "▲ black", "△ white", "ply", "move", "earlier games"],
+          [[r["game"], r["date"], r["black"], r["white"], r["ply"], r["move"],
+            r["earlier_games"]] for r in data], right={0, 4, 6})
 
 
 @stats.command()

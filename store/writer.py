@@ -46,6 +46,15 @@ class IngestReport:
     #: the current one (``kifudb relabel`` brings them up to date); else None
     stale_labels: str = None
 
+    def count_game(self, added: bool, positions: int) -> None:
+        """One game read: new (with its positions) or stored already."""
+        self.games_read += 1
+        if added:
+            self.games_added += 1
+            self.positions_added += positions
+        else:
+            self.games_known += 1
+
 
 def file_digest(path: str) -> tuple:
     """``(sha256 hex, size)`` of a file, or ``(None, None)`` if it cannot be read."""
@@ -62,28 +71,19 @@ def file_digest(path: str) -> tuple:
 
 
 def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
-                 batch_positions: int = 500_000) -> IngestReport:
+                 batch_positions: int = 500_000, cluster: str = None) -> IngestReport:
     """Ingest files, folders and globs into the store at ``store_dir`` (a folder or a
-    ``Store``; see the module doc)."""
+    ``Store``; see the module doc). ``cluster`` (``tcp://HOST:PORT``, ``local:N``) reads on a
+    Dask cluster instead of ``jobs`` local processes (``store.cluster``): the same store."""
     store = store_dir if isinstance(store_dir, Store) else Store(store_dir) \
         if store_dir is not None else Store()
+    if cluster is not None:
+        from store.cluster import ingest_on_cluster  # loads Dask: only a cluster ingest needs it
+
+        return ingest_on_cluster(paths, store, cluster, progress, batch_positions)
     report = IngestReport()
     with store.writing():
-        connection = store.connect()
-        known = dict(connection.execute("SELECT path, sha256 FROM files").fetchall())
-        stored = {}  # fingerprint -> [(game id, detail, identity)] of the games stored
-        for f, g, detail, date, black, white in connection.execute(
-                f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
-                f"QUALIFY row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall():
-            stored.setdefault(f, []).append((g, detail, _identity(date, black, white)))
-        connection.close()
-        manifest = store.manifest()
-        next_game = manifest["next_game"]
-        labels = store.labels_state(manifest)
-        if labels["version"] is None:
-            labels = {"version": definitions_version(), "from_batch": 0}
-        elif labels["version"] != definitions_version():
-            report.stale_labels = labels["version"]
+        known, catalogue, labels = ingest_state(store, report)
         todo = []
         for path in record_files(paths, skip=[store.root]):  # never the store's own files
             report.files_seen += 1
@@ -93,7 +93,7 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
                 report.files_skipped += 1
                 continue
             todo.append((absolute, digest, size))
-        batch = store.batch(manifest)
+        batch = store.batch()
         reads = read_files([t[0] for t in todo], jobs, "ingest" if progress else None,
                            labels=True, lines=True)
         for (path, digest, size), read in zip(todo, reads):
@@ -102,27 +102,12 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
                 report.files_replaced += 1
             game_ids = []
             for game in read.games:
-                report.games_read += 1
-                detail = _detail(game)
-                identity = _identity(game.headers.get("start_date"), game.headers.get("black"),
-                                     game.headers.get("white"))
-                same = stored.setdefault(game.fingerprint, [])
-                known_game = next((i for i, (_, _, other) in enumerate(same)
-                                   if _same_game(identity, other)), None)
-                if known_game is None:
-                    game_id = next_game
-                    next_game += 1
-                    same.append((game_id, detail, identity))
+                game_id, added, describe = catalogue.place(game.fingerprint, *source_facts(game))
+                report.count_game(added, len(game.keys))
+                if added:
                     batch.add_game(game_id, game)
-                    report.games_added += 1
-                    report.positions_added += len(game.keys)
-                else:
-                    game_id, stored_detail, stored_identity = same[known_game]
-                    report.games_known += 1
-                    if detail > stored_detail:  # this source says more: describe the game anew
-                        batch.describe(game_id, game)
-                    same[known_game] = (game_id, max(detail, stored_detail),
-                                        _merge(stored_identity, identity))
+                elif describe:  # this source says more: describe the game anew
+                    batch.describe(game_id, game)
                 game_ids.append(game_id)
                 batch.add_source(game_id, game)
                 batch.add_findings(game_id, path, game.index, game.findings)
@@ -132,11 +117,73 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
             batch.add_file(path, digest, size, game_ids)
             report.files_read += 1
             if batch.positions >= batch_positions:
-                report.batches.append(store.commit(batch.tables(), next_game, labels))
+                report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
                 batch = store.batch()
         if not batch.empty():
-            report.batches.append(store.commit(batch.tables(), next_game, labels))
+            report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
     return report
+
+
+def ingest_state(store: Store, report: IngestReport) -> tuple:
+    """What an ingest starts from (under ``store.writing()``): ``{path: sha256}`` of the files
+    stored, the ``Catalogue`` of the games stored, and the manifest's labels entry to commit
+    (``report.stale_labels`` says when the store's labels are of other definitions)."""
+    connection = store.connect()
+    known = dict(connection.execute("SELECT path, sha256 FROM files").fetchall())
+    catalogue = Catalogue(store.manifest()["next_game"])
+    for f, g, detail, date, black, white in connection.execute(
+            f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
+            f"QUALIFY row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall():
+        catalogue.stored.setdefault(f, []).append((g, detail, _identity(date, black, white)))
+    connection.close()
+    labels = store.labels_state()
+    if labels["version"] is None:
+        labels = {"version": definitions_version(), "from_batch": 0}
+    elif labels["version"] != definitions_version():
+        report.stale_labels = labels["version"]
+    return known, catalogue, labels
+
+
+class Catalogue:
+    """The games of a store by fingerprint, and where each game read goes: a new game gets the
+    next dense id; the same moves with compatible players and date (``_same_game``) are a game
+    stored already, described anew when this source says more. The order games are placed in
+    decides the ids, so every ingest path places them in the order of its files::
+
+        >>> catalogue = Catalogue(1)
+        >>> catalogue.place("f", 3, ("2024-01-01", "羽生善治", None))
+        (1, True, False)
+        >>> catalogue.place("f", 5, (None, "羽生善治竜王", "藤井聡太"))
+        (1, False, True)
+        >>> catalogue.place("f", 2, ("2024-01-02", None, None)), catalogue.next_game
+        ((2, True, False), 3)
+    """
+
+    def __init__(self, next_game: int):
+        self.next_game = next_game
+        #: fingerprint -> [(game id, detail, identity)] of the games stored
+        self.stored: dict = {}
+
+    def place(self, fingerprint: str, detail: int, identity: tuple) -> tuple:
+        """``(game id, added, describe)`` of one source of a game: ``added`` for a new game,
+        ``describe`` for a stored one this source says more about."""
+        same = self.stored.setdefault(fingerprint, [])
+        known = next((i for i, (_, _, other) in enumerate(same) if _same_game(identity, other)),
+                     None)
+        if known is None:
+            game_id = self.next_game
+            self.next_game += 1
+            same.append((game_id, detail, identity))
+            return game_id, True, False
+        game_id, stored_detail, stored_identity = same[known]
+        same[known] = (game_id, max(detail, stored_detail), _merge(stored_identity, identity))
+        return game_id, False, detail > stored_detail
+
+
+def source_facts(game: StoredGame) -> tuple:
+    """``(detail, identity)`` of one source of a game, for ``Catalogue.place``."""
+    return _detail(game), _identity(game.headers.get("start_date"), game.headers.get("black"),
+                                    game.headers.get("white"))
 
 
 #: the normalized fields whose presence makes one description of a game richer than another

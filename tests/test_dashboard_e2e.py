@@ -318,6 +318,7 @@ def test_game_viewer_evaluation_graph_a_click_goes_to_that_ply(server, tab, db):
     visit(tab, f"{server}/game?game={game}&ply=10", "10手")
     chart = tab.locator('[data-testid="stVegaLiteChart"]').first
     chart.wait_for(timeout=60_000)
+    check_layout(tab)  # the move list's Score column fits too
     before = board_of(tab)
     box = tab.locator('[data-testid="stVegaLiteChart"] canvas, '
                       '[data-testid="stVegaLiteChart"] svg.marks').first.bounding_box()

@@ -23,6 +23,7 @@ from analytics import stats
 from analytics.filters import FilterError, GameFilter
 from analytics.results import Results
 from labels.classify import classify_game
+from labels.players import canonical as player_name
 from store.relabel import relabel
 from store.folder import Store
 from store.writer import ingest_paths
@@ -212,11 +213,11 @@ def test_label_games_and_game_labels(store, games):
 
 
 def test_players_and_player_summary_match_brute_force(store, games):
-    seats = defaultdict(list)
+    seats = defaultdict(list)  # by canonical name (labels.players), on the game's date
     for g in games:
         for side in ("black", "white"):
             if g[side] is not None:
-                seats[g[side]].append((side, g))
+                seats[player_name(g[side], g["date"]).name].append((side, g))
     found = stats.players(store)
     assert {r["player"]: r["games"] for r in found} == {p: len(s) for p, s in seats.items()}
     assert [r["games"] for r in found] == sorted((r["games"] for r in found), reverse=True)
@@ -233,8 +234,8 @@ def test_players_and_player_summary_match_brute_force(store, games):
         row = summary[f"as_{side}"]
         assert (row["games"], row["wins"], row["losses"], row["draws"]) == \
             (sum(winners.values()), winners[side], winners[other], winners["draw"])
-    opponents = Counter(g["white" if s == "black" else "black"] for s, g in mine)
-    opponents.pop(None, None)
+    opponents = Counter(player_name(g[o], g["date"]).name for s, g in mine
+                        if (o := "white" if s == "black" else "black") and g[o] is not None)
     assert {r["opponent"]: r["games"] for r in summary["opponents"]} == dict(opponents)
     for kind in ("castle", "opening"):
         labels = Counter(label for s, g in mine for side, k, label, _, primary in g["labels"]

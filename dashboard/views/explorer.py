@@ -2,7 +2,8 @@
 board and every move played next with its games and its ▲/引き分け/△ result bar. Each move is
 a button (a click anywhere on its row plays it too); the breadcrumbs, the Back button and the ←
 key step back, → steps forward again along the line just left (else plays the most played
-move). Filters (sidebar): player, dates, event, handicap, and a minimum number of games.
+move). Filters (sidebar): player, dates, event, handicap, and a minimum number of games. Under
+the moves, the position's dated games month by month (an expander).
 
 The URL holds the line: ``?start=香落ち&moves=3c3d+7g7f`` (``start``: a handicap name or an
 SFEN; ``moves``: USI as the page writes them, but a link may give them in KIF or KI2, as the
@@ -15,9 +16,10 @@ from __future__ import annotations
 
 from html import escape
 
+import polars as pl
 import streamlit as st
 
-from analytics import queries
+from analytics import position_history as history, queries
 from analytics.results import Results
 from core.handicap import EVEN, HANDICAPS
 from dashboard import board, display, filters, nav, position_form
@@ -28,6 +30,7 @@ from dashboard.state import require_store, stored
 # the position is given as its SFEN: plain text, for the cache
 explore = stored(queries.explore)
 search = stored(queries.search)
+position_history = stored(history.position_history)
 
 #: Moves listed at once (the rarer ones are behind "more").
 SHOWN = 20
@@ -192,6 +195,20 @@ def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
     st.caption("Click a move to play it; ← and → step back and forward.")
 
 
+def history_section(sfen: str, chosen) -> None:
+    """The position's dated games month by month (``analytics.position_history``), a bar
+    chart in an expander; nothing when no dated game reached it."""
+    months = position_history(sfen, filters=chosen)
+    if not months:
+        return
+    with st.expander(f"By month · {len(months)} months with dated games",
+                     icon=":material/calendar_month:"):
+        st.bar_chart(pl.DataFrame(months).select("month", "games"), x="month", y="games",
+                     height=200)
+        first, last = months[0], months[-1]
+        st.caption(f"From {first['month']} to {last['month']}; undated games are left out.")
+
+
 def play_moves(current_sfen: str, start: str, moves: list) -> None:
     """A form to play moves typed in any notation from the position shown."""
     with st.form("explorer-play", border=False, clear_on_submit=True):
@@ -276,6 +293,7 @@ def main() -> None:
         if found:
             st.subheader(f"{len(found)} moves played next · {total:,} games{suffix}")
             moves_list(found, start, moves, handicap)
+            history_section(sfen, chosen)
         else:
             st.info("No game in the store continues from this position"
                     + (" with these filters." if chosen or min_count > 1 else "."),

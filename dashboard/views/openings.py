@@ -7,7 +7,7 @@ The URL holds ``kind`` (castle or opening) and ``label``.
 
 from __future__ import annotations
 
-import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analytics import stats
@@ -109,10 +109,10 @@ def frequencies_tab(kind: str, top: list, chosen: GameFilter, min_games: int,
         entry = table.setdefault(row["label"], {"label": row["label"]})
         entry[f"{row['side']}_games"] = row["games"]
         entry[f"{row['side']}_share"] = row["share"]
-    frame = pd.DataFrame(list(table.values()),
-                         columns=["label", "black_games", "black_share", "white_games",
-                                  "white_share"])
-    frame["name"] = frame["label"].map(display.label_text)
+    frame = pl.from_dicts([{**entry, "name": display.label_text(entry["label"])}
+                           for entry in table.values()],
+                          schema=["label", "black_games", "black_share", "white_games",
+                                  "white_share", "name"], infer_schema_length=None)
     share = {"format": "percent", "min_value": 0.0, "max_value": 1.0}
     key = f"frequencies-{kind}"
     st.dataframe(frame, key=key, hide_index=True, on_select=study(key, list(table)),
@@ -144,10 +144,11 @@ def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
         return
     top = list(dict.fromkeys(r["label"] for r in shown))[:15]
     charts.draw(charts.win_rates, [r for r in shown if r["label"] in top])
-    frame = pd.DataFrame([{**r, "name": display.label_text(r["label"]),
-                           "side": display.SIDES[r["side"]],
-                           "interval": display.score_text(r["ci_low"], None, None) + " – "
-                           + display.score_text(r["ci_high"])} for r in shown])
+    frame = pl.from_dicts([{**r, "name": display.label_text(r["label"]),
+                            "side": display.SIDES[r["side"]],
+                            "interval": display.score_text(r["ci_low"], None, None) + " – "
+                            + display.score_text(r["ci_high"])} for r in shown],
+                          infer_schema_length=None)
     key = f"rates-{kind}"
     st.dataframe(frame, key=key, hide_index=True, on_select=study(key, [r["label"] for r in shown]),
                           selection_mode=CLICK, width="stretch",
@@ -173,10 +174,11 @@ def pairings_tab(kind: str, chosen: GameFilter, min_games: int) -> None:
     black = list(dict.fromkeys(r["black_label"] for r in rows))[:GRID_LABELS]
     white = list(dict.fromkeys(r["white_label"] for r in rows))[:GRID_LABELS]
     charts.draw(charts.pairing_grid, rows, black, white)
-    frame = pd.DataFrame([{**r, "black": display.label_text(r["black_label"]),
-                           "white": display.label_text(r["white_label"]),
-                           "interval": display.score_text(r["ci_low"]) + " – "
-                           + display.score_text(r["ci_high"])} for r in rows])
+    frame = pl.from_dicts([{**r, "black": display.label_text(r["black_label"]),
+                            "white": display.label_text(r["white_label"]),
+                            "interval": display.score_text(r["ci_low"]) + " – "
+                            + display.score_text(r["ci_high"])} for r in rows],
+                          infer_schema_length=None)
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_order=["black", "white", "games", "black_wins", "white_wins", "draws",
                                "decided", "black_score", "interval"],

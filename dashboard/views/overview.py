@@ -4,7 +4,7 @@ the most played openings and castles (a click opens one on the Openings & castle
 
 from __future__ import annotations
 
-import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analytics import queries, stats
@@ -87,9 +87,9 @@ def top_labels(kind: str) -> None:
     if not top:
         st.caption("No label yet.")
         return
-    frame = pd.DataFrame([{"label": display.label_text(r["label"]), "▲先手": r["black"],
-                           "△後手": r["white"], "games": r["black"] + r["white"]}
-                          for r in top])
+    frame = pl.from_dicts([{"label": display.label_text(r["label"]), "▲先手": r["black"],
+                            "△後手": r["white"], "games": r["black"] + r["white"]}
+                           for r in top], infer_schema_length=None)
     shown = st.dataframe(frame, key=f"top-{kind}", hide_index=True, on_select="rerun",
                           selection_mode=CLICK, width="stretch",
                           column_config={

@@ -11,7 +11,7 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from analytics import stats
+from analytics import elo, stats
 from analytics.filters import GameFilter
 from dashboard import board, display, filters, nav
 from dashboard.games_table import games_table
@@ -19,6 +19,7 @@ from dashboard.tables import CLICK, picked, picked_in
 from dashboard.state import require_store, stored
 
 players = stored(stats.players)
+computed_ratings = stored(elo.ratings)
 player_summary = stored(stats.player_summary)
 head_to_head = stored(stats.head_to_head)
 
@@ -145,6 +146,22 @@ def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
                 height=min(38 + 35 * len(record["games"]), 400))
 
 
+def rating_section(player: str, chosen: GameFilter) -> None:
+    """The computed rating (``analytics.elo``: Elo over the decided, dated games in scope) and
+    its history, a line chart; a caption when the player has no such game."""
+    rated = computed_ratings(filters=chosen).get(player)
+    if rated is None:
+        st.caption("No computed rating: no decided, dated game against a named opponent.")
+        return
+    st.metric("Computed rating (Elo)", f"{rated['rating']:.0f}", border=True,
+              delta=f"over {rated['games']} decided dated game(s)", delta_color="off",
+              delta_arrow="off",
+              help="Elo from 1500, K = 20, over the store's decided, dated games in date order "
+                   "(analytics/elo.py); few games make it say little.")
+    history = pl.DataFrame(rated["history"]).with_columns(pl.col("date").str.to_date())
+    st.line_chart(history, x="date", y="rating", height=220)
+
+
 def player_page(player: str, chosen: GameFilter) -> None:
     summary = player_summary(player, filters=chosen)
     if summary is None:
@@ -154,11 +171,15 @@ def player_page(player: str, chosen: GameFilter) -> None:
                    + ". Names must match as stored; pick one from the list.",
                    icon=":material/person_off:")
         return
-    st.header(display.plain(player))
+    st.header(display.plain(summary.get("player", player)))
+    written = [s for s in summary.get("spellings", []) if s != summary.get("player")]
+    if written:
+        st.caption(display.plain("Also written: " + " · ".join(written)))
     cells = st.columns(3)
     cells[0].metric("Games", f"{summary['games']:,}", border=True)
     score_metric(cells[1], "▲先手", summary["as_black"])
     score_metric(cells[2], "△後手", summary["as_white"])
+    rating_section(summary.get("player", player), chosen)
 
     left, right = st.columns([5, 7], gap="medium")
     recent = seat_rows(summary["recent_games"], player)

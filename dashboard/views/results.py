@@ -4,7 +4,7 @@ games and shows the final position of the latest one."""
 
 from __future__ import annotations
 
-import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analytics import stats
@@ -57,9 +57,10 @@ def reasons_section(rows: list, chosen: GameFilter) -> None:
     with left:
         charts.draw(charts.results_by_reason, named)
     with right:
-        frame = pd.DataFrame([{"reason": r["label"], "games": r["games"],
-                               "black_wins": r["black_wins"], "draws": r["draws"],
-                               "white_wins": r["white_wins"]} for r in named])
+        frame = pl.from_dicts([{"reason": r["label"], "games": r["games"],
+                                "black_wins": r["black_wins"], "draws": r["draws"],
+                                "white_wins": r["white_wins"]} for r in named],
+                              infer_schema_length=None)
         key = "reasons-" + "-".join(r["reason"] or "" for r in rows)  # new rows, new table
         shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
                              selection_mode=CLICK, width="stretch",
@@ -90,8 +91,8 @@ def lengths_section(chosen: GameFilter) -> None:
     with left:
         charts.draw(charts.game_lengths, rows)
     with right:
-        frame = pd.DataFrame([{"moves": f"{r['moves_from']}–{r['moves_to']}",
-                               "games": r["games"]} for r in rows])
+        frame = pl.from_dicts([{"moves": f"{r['moves_from']}–{r['moves_to']}",
+                                "games": r["games"]} for r in rows], infer_schema_length=None)
         shown = st.dataframe(frame, key=f"lengths-{bucket}", hide_index=True,
                              on_select="rerun", selection_mode=CLICK, width="stretch",
                              height=300)

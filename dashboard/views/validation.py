@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-import pandas as pd
+import polars as pl
 import streamlit as st
 
 from analytics import stats
@@ -60,10 +60,9 @@ def show_counts(rows: list, column: str, key: str) -> None:
     base = common_folder([r[column] for r in rows]) if column == "path" else ""
     if base:
         st.caption(f"Files under {plain(base)}")
-    frame = pd.DataFrame([{column: r[column][len(base):].lstrip("/") if base else r[column],
-                           "severity": SEVERITIES.get(r["severity"],
-                                                                          r["severity"]),
-                           "count": r["count"]} for r in rows])
+    frame = pl.from_dicts([{column: r[column][len(base):].lstrip("/") if base else r[column],
+                            "severity": SEVERITIES.get(r["severity"], r["severity"]),
+                            "count": r["count"]} for r in rows], infer_schema_length=None)
 
     def narrow():
         row = picked_in(key)
@@ -146,11 +145,11 @@ def main() -> None:
         st.info("No finding with these filters." if (code or severity or path)
                 else "No finding: every record read cleanly.", icon=":material/task_alt:")
         return
-    frame = pd.DataFrame([{"severity": SEVERITIES.get(r["severity"], r["severity"]),
-                           "code": r["code"], "game": r["game"], "ply": r["ply"],
-                           "text": r["text"], "message": r["message"],
-                           "file": r["path"].rsplit("/", 1)[-1], "line": r["line"]}
-                          for r in rows])
+    frame = pl.from_dicts([{"severity": SEVERITIES.get(r["severity"], r["severity"]),
+                            "code": r["code"], "game": r["game"], "ply": r["ply"],
+                            "text": r["text"], "message": r["message"],
+                            "file": r["path"].rsplit("/", 1)[-1], "line": r["line"]}
+                           for r in rows], infer_schema_length=None)
     key = f"findings-{severity}-{code}-{path}-{page}"
     shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
                           selection_mode=CLICK, width="stretch", placeholder="—",

@@ -1,0 +1,41 @@
+"""The history of a position: its games month by month (the explorer's "when was this played"),
+with the results, over the games of a ``GameFilter``.
+
+    >>> import tempfile
+    >>> from store.writer import ingest_paths
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = ingest_paths(["tests/fixtures/players"], folder)
+    >>> [(m["month"], m["games"], m["black_wins"]) for m in position_history(folder, "startpos")][:3]
+    [('1948-02', 1, 0), ('1985-01', 1, 0), ('2005-11', 1, 1)]
+
+A game counts once in a month however often it reached the position; undated games are left
+out.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from analytics.filters import GameFilter
+from analytics.queries import _key_filter, position_key
+from analytics.results import Results, count_columns
+from store.engine import fetch, game_summary, positions
+
+__all__ = ["position_history"]
+
+G = game_summary.c
+
+
+def position_history(store, position, *, filters: GameFilter = GameFilter()) -> list:
+    """The dated games of ``filters`` that reached ``position`` (a ``Position``, an SFEN or a
+    key), per month, oldest first: dicts of ``month`` (``YYYY-MM``), ``games``,
+    ``black_wins``, ``white_wins``, ``draws``, ``decided``, ``black_score`` and its 95%
+    interval (``ci_low``, ``ci_high``)."""
+    hits = (sa.select(positions.c.game).where(_key_filter("key", position_key(position)))
+            .distinct().subquery("hits"))
+    month = sa.func.strftime(G.date, sa.literal("%Y-%m")).label("month")
+    rows = fetch(store, sa.select(month, *count_columns(G.winner))
+                 .join_from(hits, game_summary, G.game == hits.c.game)
+                 .where(G.date.is_not(None), *filters.where())
+                 .group_by(month).order_by(month))
+    return [{"month": r["month"], **Results.from_row(r).as_dict(other=False)} for r in rows]

@@ -1,0 +1,193 @@
+"""One name per player (``labels.players``, ``store.player_names``, ``analytics.players``):
+the canonical names of every player of the real records, the title holders by period, the
+player filter and statistics by canonical name, and ``kifudb players [--suggest]``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from analytics import players, stats
+from analytics.filters import GameFilter
+from kifudb.cli import main
+from labels.players import RulesError, canonical, rules
+from store.folder import Store
+from store.writer import ingest_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYERS = ROOT / "tests" / "fixtures" / "players"
+
+#: Every spelling of the real records (``tests/fixtures``: records, classify, evaluations,
+#: players …) whose canonical name is not the name as written, with the game's date.
+RENAMED = {
+    ("伊奈祐介六段", "2009-12-03"): "伊奈祐介", ("佐藤 天彦名人", "2018-05-08"): "佐藤天彦",
+    ("木村一基七段", "2005-11-29"): "木村一基", ("森けい二", "1985-01-23"): "森雞二",
+    ("渡辺\u3000明竜王", "2005-11-29"): "渡辺明", ("羽生 善治竜王", "2018-05-08"): "羽生善治",
+    ("羽生五段", None): "羽生善治", ("菅井竜也五段", "2014-03-15"): "菅井竜也",
+    ("藤井聡太王位", "2021-06-29"): "藤井聡太", ("西尾\u3000明五段", "2009-12-03"): "西尾明",
+    ("豊島将之竜王", "2021-06-29"): "豊島将之", ("藤井\u3000猛九段", None): "藤井猛"}
+#: The spellings of the real records left as written and flagged: surnames with a title in
+#: undated games.
+AMBIGUOUS = {"羽生七冠": ("羽生善治",), "羽生名人": ("羽生善治",), "藤井八冠": ("藤井聡太",),
+             "藤井竜王": ("藤井猛", "藤井聡太"), "谷川名人": ("谷川浩司",),
+             "羽生王将": ("羽生善治",)}  # the last in tests/fixtures/twins only
+
+
+@pytest.fixture(scope="module")
+def every_record(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("players") / "store"
+    ingest_paths([str(ROOT / "tests" / "fixtures")], folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def named(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("named") / "store"
+    ingest_paths([str(PLAYERS)], folder)
+    return folder
+
+
+def test_canonical_names_hold_on_every_real_record(every_record):
+    rows = Store(every_record).connect().execute(
+        "SELECT DISTINCT name, date FROM (SELECT black AS name, date FROM games UNION ALL "
+        "SELECT white, date FROM games) WHERE name IS NOT NULL").fetchall()
+    assert len(rows) > 150
+    renamed, ambiguous = {}, {}
+    for name, date in rows:
+        found = canonical(name, date)
+        if found.ambiguous:
+            ambiguous[name] = found.candidates
+            assert found.name == name
+        elif found.name != name:
+            renamed[(name, date.isoformat() if date else None)] = found.name
+    assert renamed == RENAMED
+    assert ambiguous == AMBIGUOUS
+    # the store's summary says the same (store.player_names)
+    summary = {(r["black"], r["black_player"]) for r in stats.fetch(
+        every_record, stats.sa.select(stats.G.black, stats.G.black_player))}
+    assert ("渡辺\u3000明竜王", "渡辺明") in summary and ("藤井竜王", "藤井竜王") in summary
+    assert all(written is None or player is not None for written, player in summary)
+
+
+@pytest.mark.parametrize("written", ["羽生善治", "羽生 善治竜王", "羽生善治王位", "羽生善治 名人",
+                                     "羽生善治九段", "羽生善治(竜王)", "羽生善治王位・棋聖",
+                                     "羽生善治永世七冠", "羽生五段", "羽生善治先生"])
+def test_spellings_of_one_player(written):
+    assert canonical(written) == ("羽生善治", False, ())
+    assert canonical("ＨＡＢＵ　Ｙｏｓｈｉｈａｒｕ").name == "HABU Yoshiharu"  # NFKC
+
+
+def test_titles_resolve_by_period_and_different_people_stay_apart():
+    assert canonical("藤井竜王", "1999-06-01").name == "藤井猛"
+    assert canonical("藤井竜王", "2021-11-12").ambiguous  # 豊島 held it until 2021-11-13
+    assert canonical("藤井竜王", "2021-11-13").name == "藤井聡太"
+    assert canonical("木村名人", "1940-01-01").name == "木村義雄"
+    assert canonical("羽生七冠", "1996-03-01").name == "羽生善治"
+    assert canonical("藤井八冠", "2024-01-01").name == "藤井聡太"
+    assert canonical("藤井八冠", "2024-07-01").ambiguous  # 叡王 lost on 2024-06-20
+    assert canonical("藤井竜王", "2030-01-01").ambiguous  # past the table's known_until
+    assert canonical("中村王座", "2018-01-01") == ("中村王座", True, ())  # no such holder known
+    people = ["藤井猛", "藤井聡太", "木村義雄", "木村一基", "佐藤康光", "佐藤天彦"]
+    assert [canonical(p).name for p in people] == people
+    assert canonical("佐藤九段").ambiguous and canonical("佐藤").ambiguous
+    assert canonical("名人コブラ").name == "名人コブラ"  # a title at the start is a name
+    assert canonical("大合神クジラちゃん2").name == "大合神クジラちゃん2"
+
+
+def test_a_bad_rules_file_is_refused_with_its_place(tmp_path):
+    text = (ROOT / "labels" / "players.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "players.toml"
+    bad.write_text(text.replace('player = "島朗"', 'player = "島明"'), encoding="utf-8")
+    with pytest.raises(RulesError, match="holder 1: '島明' is not a \\[\\[player\\]\\]"):
+        rules(bad)
+    bad.write_text(text.replace('surname = "羽生"', 'surname = "藤井"', 1), encoding="utf-8")
+    with pytest.raises(RulesError, match="player 1: a name"):
+        rules(bad)
+
+
+def test_every_player_filter_matches_canonical_names_and_spellings(named):
+    habu = {r["game"] for r in stats.games(named, limit=100,
+                                           filters=GameFilter(player="羽生善治"))}
+    assert len(habu) == 4
+    for spelling in ("羽生 善治竜王", "羽生善治王位", "羽生五段", "羽生善治竜王"):
+        assert {r["game"] for r in stats.games(named, limit=100, filters=GameFilter(
+            player=spelling))} == habu
+    assert len(stats.games(named, filters=GameFilter(player="藤井猛"))) == 1
+    listed = {r["name"]: r for r in stats.players(named)}
+    assert listed["羽生善治"]["spellings"] == ["羽生善治", "羽生 善治竜王", "羽生五段"]
+    assert listed["羽生善治"]["games"] == 4 and listed["藤井猛"]["games"] == 1
+    assert "藤井竜王" in listed and listed["藤井聡太"]["games"] == 2
+    summary = stats.player_summary(named, "羽生 善治竜王")
+    assert summary["player"] == "羽生善治" and summary["games"] == 4
+    assert stats.head_to_head(named, "渡辺明", "木村一基七段")["games"]
+
+
+def test_players_command_and_suggestions(named):
+    runner = CliRunner()
+    listed = runner.invoke(main, ["stats", "players", "--store", str(named), "--format", "json"])
+    assert listed.exit_code == 0, listed.output
+    first = json.loads(listed.output)[0]
+    assert (first["name"], first["spellings"], first["games"]) == (
+        "羽生善治", ["羽生善治", "羽生 善治竜王", "羽生五段"], 4)
+    text = runner.invoke(main, ["players", "--store", str(named)])
+    assert "羽生善治        4  羽生善治 / 羽生 善治竜王 / 羽生五段" in text.output
+    suggested = runner.invoke(main, ["players", "--suggest", "--store", str(named),
+                                     "--format", "json"])
+    assert {s["written"]: s["candidates"] for s in json.loads(suggested.output)} == {
+        k: list(v) for k, v in AMBIGUOUS.items() if k != "羽生王将"}
+    assert suggested.exit_code == 0
+    assert players.suggestions(named)[0]["reason"] == "surname with a title, undated"
+
+
+def test_computed_ratings_follow_the_games_in_date_order(every_record):
+    from analytics.elo import K, START, player_rating, ratings
+
+    connection = Store(every_record).connect()
+    games = connection.execute(
+        "SELECT game, date, black, white, winner FROM games WHERE date IS NOT NULL AND winner "
+        "IN ('black', 'white', 'draw') AND black IS NOT NULL AND white IS NOT NULL "
+        "ORDER BY date, game").fetchall()
+    table, counted = {}, {}
+    for game, date, black, white, winner in games:
+        black, white = canonical(black, date).name, canonical(white, date).name
+        if black == white:
+            continue
+        a, b = table.get(black, START), table.get(white, START)
+        share = 1 / (1 + 10 ** ((b - a) / 400))
+        points = {"black": 1.0, "white": 0.0, "draw": 0.5}[winner]
+        table[black], table[white] = a + K * (points - share), b - K * (points - share)
+        for name in (black, white):
+            counted[name] = counted.get(name, 0) + 1
+    found = ratings(every_record)
+    assert len(found) == len(table) > 50
+    for name, rating in table.items():
+        assert found[name]["rating"] == round(rating, 1)
+        assert found[name]["games"] == len(found[name]["history"]) == counted[name]
+        assert found[name]["history"][-1]["rating"] == round(rating, 1)
+    assert player_rating(every_record, "羽生 善治竜王") == found["羽生善治"]
+    assert player_rating(every_record, "nobody at all") is None
+    shown = CliRunner().invoke(main, ["stats", "player", "羽生善治", "--store", str(every_record),
+                                      "--format", "json", "--rating"])
+    assert json.loads(shown.output)["computed_rating"] == found["羽生善治"]
+
+
+def test_the_player_page_shows_spellings_rating_and_history(named, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from analytics.elo import ratings
+
+    monkeypatch.setenv("KIFUDB_STORE", str(named))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.query_params.update({"player": "羽生 善治竜王"})
+    at.run()
+    at.switch_page("views/players.py")
+    at.run()
+    assert not at.exception
+    assert [h.value for h in at.header][0] == "羽生善治"
+    assert any("羽生 善治竜王" in str(c.value) and "羽生五段" in str(c.value) for c in at.caption)
+    rating = next(m for m in at.metric if m.label.startswith("Computed rating"))
+    assert rating.value == f"{ratings(named)['羽生善治']['rating']:.0f}"
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")

@@ -1,0 +1,169 @@
+"""The research filters of ``analytics.filters.GameFilter`` — rating band, result, time
+control, engine or not, a castle or opening reached by either side or one — checked against
+the rows of the games and labels tables of a store of every real record in ``tests/fixtures``,
+and through the command line's options."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from analytics import queries, stats
+from analytics.filters import FilterError, GameFilter
+from kifudb.cli import main
+from store.folder import Store
+from store.writer import ingest_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("filters") / "store"
+    ingest_paths([str(ROOT / "tests" / "fixtures")], folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def rows(store) -> dict:
+    connection = Store(store).connect()
+    cursor = connection.execute("SELECT * FROM games")
+    names = [d[0] for d in cursor.description]
+    games = {r[0]: dict(zip(names, r)) for r in cursor.fetchall()}
+    for game in games.values():
+        game["labels"] = set()
+    for game, side, label in connection.execute("SELECT game, side, label FROM labels"
+                                                ).fetchall():
+        games[game]["labels"].add((side, label))
+    return games
+
+
+def _chosen(store, filters: GameFilter) -> set:
+    return {g["game"] for g in stats.games(store, limit=10 ** 5, filters=filters)}
+
+
+@pytest.mark.parametrize("filters, keep", [
+    (GameFilter(min_rating=3000, max_rating=3500),
+     lambda g: g["black_rating"] is not None and g["white_rating"] is not None
+     and 3000 <= min(g["black_rating"], g["white_rating"])
+     and max(g["black_rating"], g["white_rating"]) <= 3500),
+    (GameFilter(winner="draw"), lambda g: g["winner"] == "draw"),
+    (GameFilter(time_control="時間"), lambda g: "時間" in (g["time_control"] or "")),
+    (GameFilter(engine=True), lambda g: bool(g["black_engine"] or g["white_engine"])),
+    (GameFilter(engine=False), lambda g: not (g["black_engine"] or g["white_engine"])),
+    (GameFilter(label="四間飛車"), lambda g: any(l == "四間飛車" for _, l in g["labels"])),
+    (GameFilter(label="四間飛車", label_side="white"),
+     lambda g: ("white", "四間飛車") in g["labels"]),
+    (GameFilter(label="美濃囲い", label_side="black", decided=True, moves_from=60),
+     lambda g: ("black", "美濃囲い") in g["labels"] and g["winner"] != "none"
+     and g["moves"] >= 60),
+])
+def test_each_filter_keeps_the_games_it_names(store, rows, filters, keep):
+    expected = {game for game, row in rows.items() if keep(row)}
+    assert expected, "the real records hold games of every kind filtered here"
+    assert _chosen(store, filters) == expected
+    assert stats.results(store, filters=filters)["games"] == len(expected)
+
+
+def test_filters_are_checked_and_reach_the_explorer(store, rows):
+    with pytest.raises(FilterError, match="label_side: needs a label"):
+        GameFilter(label_side="black")
+    with pytest.raises(FilterError, match="max_rating"):
+        GameFilter(max_rating=-1)
+    white_ranging = {g for g, r in rows.items() if ("white", "四間飛車") in r["labels"]
+                     and r["start_sfen"].startswith("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/"
+                                                    "PPPPPPPPP/1B5R1/LNSGKGSNL b")}
+    moves = queries.explore(store, "startpos",
+                            filters=GameFilter(label="四間飛車", label_side="white"))
+    assert sum(m["count"] for m in moves) == len(white_ranging) > 20
+
+
+def test_the_command_line_options(store, rows):
+    runner = CliRunner()
+    shown = runner.invoke(main, ["stats", "results", "--store", str(store), "--format", "json",
+                                 "--label", "四間飛車", "--label-side", "white", "--result",
+                                 "black", "--played-by", "human"])
+    assert shown.exit_code == 0, shown.output
+    assert json.loads(shown.output)["games"] == sum(
+        ("white", "四間飛車") in r["labels"] and r["winner"] == "black"
+        and not (r["black_engine"] or r["white_engine"]) for r in rows.values())
+    banded = runner.invoke(main, ["explore", "--store", str(store), "--format", "json",
+                                  "--min-rating", "3300", "--max-rating", "3700"])
+    assert banded.exit_code == 0, banded.output
+    assert sum(m["count"] for m in json.loads(banded.output)["moves"]) == sum(
+        r["black_rating"] is not None and 3300 <= r["black_rating"] <= 3700
+        and 3300 <= r["white_rating"] <= 3700 for r in rows.values()) == 2
+    timed = runner.invoke(main, ["explore", "--store", str(store), "--format", "json",
+                                 "--time-control", "6時間"])
+    assert sum(m["count"] for m in json.loads(timed.output)["moves"]) == 4
+    refused = runner.invoke(main, ["stats", "results", "--store", str(store),
+                                   "--label-side", "black"])
+    assert refused.exit_code != 0 and "needs a label" in refused.output
+
+
+def test_each_move_has_its_score_performance_and_the_position_its_history(store, rows):
+    from collections import Counter, defaultdict
+
+    from analytics.position_history import position_history
+    from analytics.results import wilson
+
+    start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b"
+    connection = Store(store).connect()
+    first = dict(connection.execute("SELECT game, usi FROM moves WHERE line = 0 AND ply = 1 "
+                                    "AND usi IS NOT NULL").fetchall())
+    even = {g: r for g, r in rows.items() if r["start_sfen"].startswith(start) and g in first}
+    by_move = defaultdict(list)
+    for game, row in even.items():
+        by_move[first[game]].append(row)
+    found = {m["move"]: m for m in queries.explore(store, "startpos")}
+    assert set(found) == set(by_move)  # every move, no top-N cut
+    for move, played in by_move.items():
+        m = found[move]
+        wins = Counter(r["winner"] for r in played)
+        decided = wins["black"] + wins["white"] + wins["draw"]
+        assert m["count"] == len(played)
+        if decided:
+            score = (wins["black"] + wins["draw"] / 2) / decided
+            assert m["black_score"] == round(score, 4)
+            assert (m["ci_low"], m["ci_high"]) == tuple(round(x, 4) for x in wilson(
+                wins["black"] + wins["draw"] / 2, decided))
+        rated = [r for r in played if r["white_rating"] is not None and r["winner"] != "none"]
+        if rated:
+            points = sum(1.0 if r["winner"] == "black" else 0.5 if r["winner"] == "draw" else 0
+                         for r in rated)
+            average = sum(r["white_rating"] for r in rated) / len(rated)
+            assert m["performance"] == round(average + 400 * (2 * points - len(rated))
+                                             / len(rated), 1)
+        else:
+            assert m["performance"] is None
+    assert sum(m["performance"] is not None for m in found.values()) >= 2
+    months = Counter(r["date"].strftime("%Y-%m") for g, r in rows.items()
+                     if r["date"] is not None and r["start_sfen"].startswith(start))
+    history = position_history(store, "startpos")
+    assert {h["month"]: h["games"] for h in history} == dict(months)
+    assert [h["month"] for h in history] == sorted(months)
+    shown = CliRunner().invoke(main, ["explore", "--store", str(store), "--history",
+                                      "--format", "json"])
+    assert json.loads(shown.output)["history"] == history
+
+
+def test_the_explorer_page_shows_the_history_by_month(store, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from analytics.position_history import position_history
+
+    monkeypatch.setenv("KIFUDB_STORE", str(store))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/explorer.py")
+    at.run()
+    assert not at.exception
+    months = position_history(store, "startpos")
+    assert len(months) > 10
+    assert any(e.label == f"By month · {len(months)} months with dated games"
+               for e in at.expander)
+    assert any(f"From {months[0]['month']} to {months[-1]['month']}" in str(c.value)
+               for c in at.caption)
