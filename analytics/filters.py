@@ -54,14 +54,13 @@ from typing import Optional
 import sqlalchemy as sa
 
 from analytics import checks
+from analytics.filter_options import OPTIONS, WINNERS, FilterOption  # noqa: F401 (re-exported)
 from core.handicap import canonical_name
 from labels.players import canonical as player_name
 from store.engine import game_summary, labels
 
-__all__ = ["GameFilter", "FilterError", "WINNERS"]
+__all__ = ["GameFilter", "FilterError", "WINNERS", "FilterOption", "OPTIONS", "from_options"]
 
-#: The values of a game's ``winner``.
-WINNERS = ("black", "white", "draw", "none")
 
 
 class FilterError(ValueError):
@@ -221,3 +220,30 @@ _CHECKS = {
     "time_control": checks.text, "engine": _flag, "label": checks.name,
     "label_side": lambda value, name: checks.choice(value, name, ("black", "white")),
 }
+
+
+def from_options(values: dict) -> GameFilter:
+    """The ``GameFilter`` of the doors' values, by ``FilterOption.name`` (None: not given; a
+    flag False keeps the games without: ``decided=False``, those without a result);
+    ``FilterError`` names the option of a bad value::
+
+        >>> from_options({"since": "2000-01-01", "played_by": "human", "decided": None})
+        GameFilter(date_from=datetime.date(2000, 1, 1), engine=False)
+        >>> from_options({"min_moves": -1})
+        Traceback (most recent call last):
+        ...
+        analytics.filters.FilterError: min_moves must be an integer of at least 0, not -1
+    """
+    fields = {}
+    for option in OPTIONS:
+        value = values.get(option.name)
+        if value is None:
+            continue
+        fields[option.field] = option.values.get(value, value) if option.values else value
+    try:
+        return GameFilter(**fields)
+    except FilterError as error:
+        named = next(o.name for o in OPTIONS if o.field == error.field)
+        said = str(error).removeprefix(error.field)  # "<field>: why" or "<field> must be …"
+        raise FilterError(named + said, named) from None
+

@@ -14,8 +14,9 @@ explorer where it fits.
 - ``GET /health``; ``GET /openapi.json`` and the interactive documentation at ``/docs``.
 
 The games a question looks at are chosen by the filters ``player``, ``since``, ``until``,
-``event``, ``handicap``, ``decided``, ``min_moves`` and ``min_rating``
-(``analytics.filters.GameFilter``).
+``event``, ``handicap``, ``decided``, ``min_moves``, ``min_rating``, ``max_rating``, ``result``,
+``time_control``, ``played_by``, ``label`` and ``label_side``: the command line's options, by
+the same names (``analytics.filters.OPTIONS``).
 
     >>> from fastapi.testclient import TestClient
     >>> client = TestClient(app(sample_store))
@@ -41,6 +42,7 @@ next commit (``Answers``), so a popular position is computed once per commit.
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import logging
 import math
@@ -56,7 +58,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from analytics import position_input
 from analytics import stats as _stats
-from analytics.filters import FilterError, GameFilter
+from analytics.filters import OPTIONS, FilterError, FilterOption, GameFilter, from_options
 from analytics.position_games import position_games
 from analytics.queries import explore as _explore
 from analytics.queries import occurrences as _occurrences
@@ -161,46 +163,32 @@ def _error(status: int, code: str, message: str) -> JsonAnswer:
 
 # ----- what a request gives ----------------------------------------------------------------------
 
-#: The filters' query parameters, by ``GameFilter`` field (what a ``FilterError`` names).
-_FILTER_PARAMETERS = {"player": "player", "date_from": "since", "date_to": "until",
-                      "event": "event", "handicap": "handicap", "decided": "decided",
-                      "moves_from": "min_moves", "min_rating": "min_rating"}
+def _filter_parameter(option: FilterOption) -> inspect.Parameter:
+    """The query parameter of an ``analytics.filters.FilterOption``."""
+    kinds = {"text": (str, {"max_length": 200}), "date": (str, {"max_length": 40}),
+             "count": (int, {"ge": 0, "le": 1_000_000}), "flag": (bool, {}),
+             "choice": (Literal[option.choices] if option.choices else str, {})}
+    kind, limits = kinds[option.kind]
+    help = f"YYYY-MM-DD: {option.help[0].lower()}{option.help[1:]}" if option.kind == "date" \
+        else option.help
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY,
+                             annotation=Optional[kind],
+                             default=Query(None, description=help, **limits))
 
 
 class Filters:
-    """The query parameters that choose the games (a FastAPI dependency)."""
+    """The query parameters that choose the games (a FastAPI dependency): one a filter of
+    ``analytics.filters.OPTIONS``, as the command line's options are; ``filter`` is their
+    ``GameFilter`` (a bad value: a 400 ``bad_filter`` naming the parameter)."""
 
-    def __init__(self,
-                 player: Optional[str] = Query(None, max_length=200,
-                                               description="▲ or △ contains this "
-                                                           "(case-insensitive)."),
-                 since: Optional[str] = Query(None, max_length=40, description="YYYY-MM-DD: "
-                                              "games on or after this date."),
-                 until: Optional[str] = Query(None, max_length=40, description="YYYY-MM-DD: "
-                                              "games on or before this date."),
-                 event: Optional[str] = Query(None, max_length=200,
-                                              description="The event contains this."),
-                 handicap: Optional[str] = Query(None, max_length=40,
-                                                 description="平手, 香落ち … (KY, 香落 work "
-                                                             "too)."),
-                 decided: Optional[bool] = Query(None, description="true: only the games with "
-                                                 "a result; false: only those without."),
-                 min_moves: Optional[int] = Query(None, ge=0, le=100_000,
-                                                  description="Only the games of at least "
-                                                              "this many moves."),
-                 min_rating: Optional[int] = Query(None, ge=0, le=100_000,
-                                                   description="Only the games whose two "
-                                                               "players are rated at least "
-                                                               "this (unrated games left "
-                                                               "out).")):
-        values = {"player": player, "date_from": since, "date_to": until, "event": event,
-                  "handicap": handicap, "decided": decided, "moves_from": min_moves,
-                  "min_rating": min_rating}
+    def __init__(self, **values):
         try:
-            self.filter = GameFilter(**values)
+            self.filter = from_options(values)
         except FilterError as error:
-            name = _FILTER_PARAMETERS[error.field]
-            raise ApiError(400, "bad_filter", f"{name}: {error.problem}") from None
+            raise ApiError(400, "bad_filter", str(error)) from None
+
+
+Filters.__signature__ = inspect.Signature([_filter_parameter(o) for o in OPTIONS])
 
 
 def _position(sfen: Optional[str], moves: Optional[str], start: Optional[str],

@@ -48,68 +48,45 @@ def _store_option(command):
                         help="Store folder.")(command)
 
 
-#: The options of ``game_filter_options``: each ``GameFilter`` field's option and help.
-_FILTER_OPTIONS = {
-    "player": ("--player", {"help": "Black or White contains this (case-insensitive)."}),
-    "date_from": (("--since", "--from"), {"metavar": "YYYY-MM-DD",
-                                          "help": "Games on or after this date."}),
-    "date_to": (("--until", "--to"), {"metavar": "YYYY-MM-DD",
-                                      "help": "Games on or before this date."}),
-    "event": ("--event", {"help": "The event contains this (case-insensitive)."}),
-    "handicap": ("--handicap", {"help": "The handicap, e.g. 平手 or 香落ち (KY, 香落 … work "
-                                        "too): the start position's, or the header's."}),
-    "decided": ("--decided", {"is_flag": True, "default": None,
-                              "help": "Only the games with a result (a win or a draw): "
-                                      "fragments and aborted games have none."}),
-    "moves_from": ("--min-moves", {"type": click.IntRange(min=0), "metavar": "N",
-                                   "help": "Only the games of at least N moves."}),
-    "min_rating": ("--min-rating", {"type": click.IntRange(min=0), "metavar": "N",
-                                    "help": "Only the games whose two players are rated at "
-                                            "least N (shogi-server's rate lines)."}),
-    "max_rating": ("--max-rating", {"type": click.IntRange(min=0), "metavar": "N",
-                                    "help": "Only the games whose two players are rated at "
-                                            "most N (with --min-rating: a band)."}),
-    "winner": ("--result", {"type": click.Choice(["black", "white", "draw", "none"]),
-                            "help": "Only the games with this result (none: no result)."}),
-    "time_control": ("--time-control", {"metavar": "TEXT",
-                                        "help": "The time control the record states contains "
-                                                "this (case-insensitive)."}),
-    "engine": ("--played-by", {"type": click.Choice(["engine", "human"]),
-                               "help": "engine: the record shows an engine playing a side; "
-                                       "human: it shows none."}),
-    "label": ("--label", {"metavar": "NAME",
-                          "help": "A castle or opening (四間飛車, 美濃囲い …) reached by either "
-                                  "side (or --label-side)."}),
-    "label_side": ("--label-side", {"type": click.Choice(["black", "white"]),
-                                    "help": "With --label: reached by this side."}),
-}
+def _filter_option(option):
+    """The click option of an ``analytics.filters.FilterOption``."""
+    settings = {"help": option.help}
+    if option.kind == "date":
+        settings["metavar"] = "YYYY-MM-DD"
+    elif option.kind == "count":
+        settings.update(type=click.IntRange(min=0), metavar="N")
+    elif option.kind == "flag":
+        settings.update(is_flag=True, default=None)
+    elif option.kind == "choice":
+        settings["type"] = click.Choice(option.choices)
+    return option.flag, settings
 
 
 def game_filter_options(command=None, *, taken: tuple = ()):
-    """--player, --since (or --from), --until (or --to), --event, --handicap, --decided,
-    --min-moves, --min-rating, --max-rating, --result, --time-control, --played-by, --label,
-    --label-side: the games a question looks at (the explorer's and the statistics'
-    ``analytics.filters.GameFilter``; see ``game_filter``). The flags of ``taken`` are left out
-    (``kifudb export`` names its format with ``--to``: its last date is ``--until``)."""
+    """The options of ``analytics.filters.OPTIONS`` (--player, --since or --from, --until or
+    --to, --event, --handicap, --decided, --min-moves, --min-rating, --max-rating, --result,
+    --time-control, --played-by, --label, --label-side): the games a question looks at (the
+    explorer's and the statistics' ``GameFilter``; see ``game_filter``). The flags of ``taken``
+    are left out (``kifudb export`` names its format with ``--to``: its last date is only
+    ``--until``)."""
+    from analytics.filter_options import OPTIONS
+
     if command is None:
         return lambda command: game_filter_options(command, taken=taken)
-    for field, (flags, settings) in reversed(_FILTER_OPTIONS.items()):
-        flags = [flag for flag in ((flags,) if isinstance(flags, str) else flags)
-                 if flag not in taken]
-        command = click.option(*flags, field, **settings)(command)
+    for option in reversed(OPTIONS):
+        flag, settings = _filter_option(option)
+        flags = [f for f in (flag, *option.aliases) if f not in taken]
+        command = click.option(*flags, option.name, **settings)(command)
     return command
 
 
 def game_filter(options: dict) -> GameFilter:
     """The ``GameFilter`` of the ``game_filter_options``, taken out of ``options`` (a command's
     keyword arguments); a bad value raises ``analytics.filters.FilterError`` (a ValueError)."""
-    from analytics.filters import GameFilter
+    from analytics.filter_options import OPTIONS
+    from analytics.filters import from_options
 
-    values = {field: options.pop(field) for field in _FILTER_OPTIONS}
-    values["decided"] = values["decided"] or None  # the flag unset: every game
-    if values["engine"] is not None:
-        values["engine"] = values["engine"] == "engine"
-    return GameFilter(**values)
+    return from_options({option.name: options.pop(option.name) for option in OPTIONS})
 
 
 def _position_options(command):
@@ -374,7 +351,7 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, outpu
         filters = game_filter(options)
     except FilterError as error:
         raise click.BadParameter(error.problem,
-                                 param_hint=f"'{_FILTER_OPTIONS[error.field][0]}'") from None
+                                 param_hint=f"'--{error.field.replace('_', '-')}'") from None
     if moves is not None and start == "startpos" and filters.handicap in HANDICAPS:
         start = HANDICAPS[filters.handicap]  # the moves of a handicap game start from it
     default = Position.from_sfen(HANDICAPS.get(filters.handicap, HANDICAPS["平手"]))

@@ -120,6 +120,22 @@ def test_bad_filters_and_limits(client):
     _error(client.get("/search", params={"sfen": "startpos", "mirror": "perhaps"}), 422,
            "bad_parameter")
     _error(client.get("/explore", params={"decided": "maybe"}), 422, "bad_parameter")
+    _error(client.get("/explore", params={"result": "nobody"}), 422, "bad_parameter")
+    assert "label_side: needs a label" in _error(
+        client.get("/explore", params={"label_side": "black"}), 400, "bad_filter")
+
+
+def test_every_filter_of_the_command_line_is_a_query_parameter(client):
+    """One table (``analytics.filters.OPTIONS``) makes both: --min-moves is min_moves …"""
+    from analytics.filters import OPTIONS
+
+    parameters = {p["name"] for p in client.get("/openapi.json").json()["paths"]["/explore"]
+                  ["get"]["parameters"]}
+    assert {option.name for option in OPTIONS} <= parameters
+    decided = client.get("/stats/results", params={"decided": "true"}).json()
+    undecided = client.get("/stats/results", params={"decided": "false"}).json()
+    everyone = client.get("/stats/results").json()
+    assert decided["games"] + undecided["games"] == everyone["games"] > decided["games"] > 0
     _error(client.get("/stats/labels", params={"kind": "tower"}), 422, "bad_parameter")
 
 
