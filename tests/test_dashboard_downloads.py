@@ -68,3 +68,45 @@ def test_a_game_that_cannot_be_written_says_why(dashboard_store):
     assert len(disabled) == 5 and all(b.disabled for b in disabled)
     said = [c.value.replace("\\", "") for c in at.caption]  # display.plain's escapes
     assert any(c.startswith("The game cannot be written: move ") for c in said), said
+
+
+def test_the_listed_games_download_from_search_explorer_and_players(dashboard_store):
+    """The search, the explorer and a player's page each offer the games they list for
+    download, as a ZIP by default; what the button gives is ``games_archive`` of the page's
+    games (the browser test downloads one through Chromium)."""
+    import io
+    import zipfile
+
+    from analytics.export import chosen_games, games_archive
+    from analytics.filters import GameFilter
+    from analytics.position_input import position_from_moves
+
+    def download(at, key):
+        button = next(b for b in at.get("download_button") if b.key == f"{key}-download")
+        return at.selectbox(key=f"{key}-format").value, button
+
+    sfen = position_from_moves("7g7f 3c3d").sfen()
+    for name, params, key in (("search", {"moves": "7g7f 3c3d"}, "search"),
+                              ("explorer", {"moves": "7g7f 3c3d"}, "explorer")):
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.query_params.update(params)
+        at.run()
+        at.switch_page(f"views/{name}.py")
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert download(at, key)[0] == "kif", name
+    chosen = chosen_games(dashboard_store, GameFilter(), position=sfen)
+    archive = games_archive(dashboard_store, chosen, "kif", "kifudb-search")
+    names = zipfile.ZipFile(io.BytesIO(archive.data)).namelist()
+    assert archive.written == len(chosen) - len(archive.problems) > 10
+    assert len([n for n in names if n.endswith(".kif")]) == archive.written
+
+    player = fetch(dashboard_store, sa.select(games.c.black).where(games.c.black.is_not(None))
+                   .group_by(games.c.black).order_by(sa.func.count().desc()).limit(1))[0]["black"]
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({"player": player})
+    at.run()
+    at.switch_page("views/players.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert download(at, "player")[0] == "kif"

@@ -14,6 +14,7 @@ import streamlit as st
 from analytics import elo, stats
 from analytics.filters import GameFilter
 from dashboard import board, display, filters, nav
+from dashboard.downloads import games_download
 from dashboard.games_table import games_table
 from dashboard.tables import CLICK, picked, picked_in
 from dashboard.state import require_store, stored
@@ -193,6 +194,9 @@ def player_page(player: str, chosen: GameFilter) -> None:
         st.markdown("**Latest games**")
         games_table(recent, key=f"recent-{player}", ply=False,
                     height=min(38 + 35 * len(recent), 420))
+        name = summary.get("player", player)
+        games_download("player", f"{name}'s games" + (" that fit the filters" if chosen else ""),
+                       "kifudb-player", filters=chosen.replace(player=name))
     columns = st.columns(2, gap="large")
     with columns[0]:
         st.subheader("Favourite openings")
