@@ -122,24 +122,18 @@ def run_dashboard(store_dir: Path, repeats: int = 3) -> dict:
 
 
 def run_scales(scales=("100k",), repeats: int = 3) -> dict:
-    """The dashboard's timings on the stores of ``bench/results`` (``bench.store.built_store``)."""
-    from analytics import stats
+    """The dashboard's timings on the stores of ``bench/results`` (``bench.store.built_store``):
+    with AppTest, then in headless Chromium."""
     from bench.browser import run_browser
-    from bench.store import built_store, parse_scale, scale_name
+    from bench.store import stores_at
 
     result = {}
-    for scale in scales:
-        n = parse_scale(scale) if isinstance(scale, str) else scale
-        store_dir = built_store(n)
-        view = stats.overview(store_dir)
-        print(f"\n## dashboard pages at {scale_name(n)} positions ({store_dir.relative_to(ROOT)}: "
-              f"{view['games']:,} games, {view['positions']:,} positions; AppTest, each page in "
-              f"a fresh process; warm: median of {repeats} runs)")
-        result[scale_name(n)] = run_dashboard(store_dir, repeats)
-        print(f"\n## the same pages in headless Chromium (bench/browser.py: a fresh `kifudb "
-              f"dashboard`; cold: the first visit, warm: the median of {repeats} reloads; until "
-              f"drawn)")
-        result[scale_name(n) + " browser"] = run_browser(store_dir, repeats)
+    for name, store_dir in stores_at(scales, "dashboard pages"):
+        print(f"AppTest, each page in a fresh process; warm: the median of {repeats} runs")
+        result[name] = run_dashboard(store_dir, repeats)
+        print(f"\nheadless Chromium (bench/browser.py: a fresh `kifudb dashboard`; cold: the "
+              f"first visit, warm: the median of {repeats} reloads; until drawn)")
+        result[name + " browser"] = run_browser(store_dir, repeats)
     return result
 
 

@@ -199,20 +199,14 @@ def run_serve(store_dir, requests: int = 400) -> dict:
 
 def run_scales(scales=("100k",), requests: int = 400) -> dict:
     """The load benchmark on the stores of ``bench/results`` (built when missing)."""
-    from analytics import stats
-    from bench.store import built_store, parse_scale, scale_name
+    from bench.store import stores_at
 
     result = {}
-    for scale in scales:
-        n = parse_scale(scale) if isinstance(scale, str) else scale
-        store_dir = built_store(n)
-        view = stats.overview(store_dir)
-        print(f"\n## kifudb serve at {scale_name(n)} positions ({store_dir.relative_to(ROOT)}: "
-              f"{view['games']:,} games, {view['positions']:,} positions; httpx2, {requests} "
-              f"requests a run)", flush=True)
-        result[scale_name(n)] = run_serve(store_dir, requests)
-        (RESULTS / f"serve-{scale_name(n)}.json").write_text(
-            json.dumps(result[scale_name(n)], indent=1), encoding="utf-8")
+    for name, store_dir in stores_at(scales, "kifudb serve"):
+        print(f"httpx2, {requests} requests a run", flush=True)
+        result[name] = run_serve(store_dir, requests)
+        (RESULTS / f"serve-{name}.json").write_text(json.dumps(result[name], indent=1),
+                                                    encoding="utf-8")
     return result
 
 

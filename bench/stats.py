@@ -132,12 +132,9 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
 
 def run_stats(scales=("100k",), runs: int = 5) -> dict:
     """Classification cost, then the statistics queries at each scale."""
-    from bench.store import built_store, parse_scale, scale_name
+    from bench.store import stores_at
 
     result = {"classification": run_classification(runs)}
-    for scale in scales:
-        n = parse_scale(scale) if isinstance(scale, str) else scale
-        store_dir = built_store(n)
-        print(f"\n## statistics at {scale_name(n)} positions")
-        result[scale_name(n)] = run_queries(store_dir)
+    for name, store_dir in stores_at(scales, "statistics"):
+        result[name] = run_queries(store_dir)
     return result

@@ -370,6 +370,20 @@ def built_store(scale) -> "Path":
     return store_dir
 
 
+def stores_at(scales, what: str):
+    """For each of ``scales`` ("100k", "10M" or numbers of positions): its name and its store
+    (``built_store``), after a heading that says ``what`` is measured on which store."""
+    from analytics import stats
+
+    for scale in scales:
+        n = parse_scale(scale) if isinstance(scale, str) else scale
+        store_dir = built_store(n)
+        view = stats.overview(store_dir)
+        print(f"\n## {what} at {scale_name(n)} positions ({store_dir.relative_to(ROOT)}: "
+              f"{view['games']:,} games, {view['positions']:,} positions)", flush=True)
+        yield scale_name(n), store_dir
+
+
 def run_scale(positions: int, seed: int = 1, lookups: int = 200, jobs: int = 2,
               single_job: bool = False, keep: bool = False) -> dict:
     from bench.corpus import cached_corpus, describe, load_games

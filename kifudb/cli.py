@@ -40,7 +40,7 @@ from kifudb.players_cli import players
 from kifudb.twins_cli import twins
 from kifudb.serve_cli import serve
 from kifudb.stats_cli import relabel, stats
-from kifudb.store_cli import explore, search, sql
+from kifudb.store_cli import _open_store, explore, search, sql
 
 
 def _position(sfen: str) -> Position:
@@ -137,11 +137,15 @@ def replay(paths, quiet: bool) -> None:
               help="Store folder (default: data/store).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Worker processes that read and validate.")
+@click.option("--cluster", metavar="ADDRESS",
+              help="Read on a Dask cluster instead: tcp://HOST:PORT of a running `dask "
+                   "scheduler`, its scheduler file (.json), or local:N (N worker processes "
+                   "for this run). The store must be on a filesystem every worker shares.")
 @click.option("--compact/--no-compact", default=None,
               help="Rewrite the store into one batch afterwards (default: when it has more "
                    "than 8 batches).")
 @progress_option
-def ingest(paths, store_dir, jobs: int, compact, progress) -> None:
+def ingest(paths, store_dir, jobs: int, cluster, compact, progress) -> None:
     """Read, validate and store every game of PATHS (files, folders, globs)."""
     from store import DEFAULT_STORE
     from store.folder import Store
@@ -151,7 +155,8 @@ def ingest(paths, store_dir, jobs: int, compact, progress) -> None:
     given_files(paths, skip=[store.root])  # a path that names nothing stops here
     had_games = store.manifest()["next_game"] > 1
     started = time.perf_counter()
-    report = ingest_paths(paths, store, jobs=jobs, progress=wants_progress(progress))
+    report = ingest_paths(paths, store, jobs=jobs, progress=wants_progress(progress),
+                          cluster=cluster)
     elapsed = time.perf_counter() - started
     batches = len(store.manifest()["batches"])
     if compact or (compact is None and batches > 8):
@@ -219,12 +224,8 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     import os
 
     from store import DEFAULT_STORE
-    from store.folder import Store
 
-    store = Store(store_dir or DEFAULT_STORE)
-    if not store.manifest_path.exists():
-        raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
-                                   f"--store {store.root}' first")
+    store = _open_store(store_dir or DEFAULT_STORE)
     busy = _port_problem(address, port)
     if busy is not None:
         raise click.ClickException(f"cannot serve the dashboard on {address}:{port}: {busy} "

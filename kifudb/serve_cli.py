@@ -14,14 +14,13 @@ from pathlib import Path
 import click
 
 from kifudb.output import printable
-from store import DEFAULT_STORE
+from kifudb.store_cli import _open_store, _store_option
 
 __all__ = ["serve"]
 
 
 @click.command()
-@click.option("--store", "store_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=DEFAULT_STORE, show_default="data/store", help="Store folder.")
+@_store_option
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (0.0.0.0 for every interface).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
@@ -32,12 +31,8 @@ def serve(store_dir: Path, host: str, port: int, timeout: float) -> None:
     """Serve the store's questions as an HTTP JSON API (explorer, search, games, statistics);
     the interactive documentation is at /docs."""
     from kifudb.cli import _port_problem
-    from store.folder import Store
 
-    store = Store(store_dir)
-    if not store.manifest_path.exists():
-        raise click.ClickException(f"no store at {printable(store.root)}: run 'kifudb ingest "
-                                   f"PATH... --store {printable(store_dir)}' first")
+    store = _open_store(store_dir)
     busy = _port_problem(host, port)
     if busy is not None:
         raise click.ClickException(f"cannot serve on {host}:{port}: {busy}; choose another "

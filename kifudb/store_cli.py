@@ -112,8 +112,8 @@ def _open_store(store_dir: Path) -> Store:
     from store.folder import Store  # DuckDB loads only for the commands that need the store
     store = Store(store_dir)
     if not store.manifest_path.exists():
-        raise click.ClickException(f"no store at {store.root}: run 'kifudb ingest PATH... "
-                                   f"--store {store_dir}' first")
+        raise click.ClickException(f"no store at {printable(store.root)}: run 'kifudb ingest "
+                                   f"PATH... --store {printable(store_dir)}' first")
     try:
         store.manifest()
     except ValueError as error:

@@ -20,3 +20,14 @@ def dashboard_store(tmp_path_factory) -> Path:
                            str(ROOT / "data" / "samples" / "games.usi")], folder)
     assert report.games_added > 100 and report.findings > 0
     return folder
+
+
+@pytest.fixture(scope="session")
+def fixtures_store(tmp_path_factory) -> Path:
+    """A store of every record file of ``tests/fixtures`` (read only: build another one to
+    write)."""
+    from store.writer import ingest_paths
+
+    folder = tmp_path_factory.mktemp("fixtures") / "store"
+    ingest_paths([str(ROOT / "tests" / "fixtures")], folder)
+    return folder

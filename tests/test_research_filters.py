@@ -15,16 +15,13 @@ from analytics import queries, stats
 from analytics.filters import FilterError, GameFilter
 from kifudb.cli import main
 from store.folder import Store
-from store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("filters") / "store"
-    ingest_paths([str(ROOT / "tests" / "fixtures")], folder)
-    return folder
+def store(fixtures_store) -> Path:
+    return fixtures_store
 
 
 @pytest.fixture(scope="module")
