@@ -14,10 +14,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-__all__ = ["FilterOption", "OPTIONS", "WINNERS"]
+__all__ = ["FilterOption", "OPTIONS", "WINNERS", "RATING_OF"]
 
 #: The values of a game's ``winner``.
 WINNERS = ("black", "white", "draw", "none")
+#: Whose rating a rating band is on: both players, or the player to move in the position.
+RATING_OF = ("both", "mover")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +69,10 @@ OPTIONS = (
     FilterOption("max_rating", "max_rating", "count",
                  "Only the games whose two players are rated at most N (with the minimum: a "
                  "band)."),
+    FilterOption("rating_of", "rating_of", "choice",
+                 "Whose rating the band is on: both players (the default), or the mover: in "
+                 "the explorer the player to move in the position (elsewhere either player).",
+                 RATING_OF),
     FilterOption("winner", "result", "choice",
                  "Only the games with this result (none: no result).", WINNERS),
     FilterOption("time_control", "time_control", "text",

@@ -42,6 +42,17 @@ spelling given::
     Traceback (most recent call last):
     ...
     analytics.filters.FilterError: label_side must be one of black, white, not 'sente'
+
+A rating band is on both players, or with ``rating_of="mover"`` on the player to move in the
+explorer's position (``where(mover_rating=…)``; without a position, either player)::
+
+    >>> band = GameFilter(min_rating=2500, max_rating=3000, rating_of="mover")
+    >>> len(band.where()), len(GameFilter(min_rating=2500, max_rating=3000).where())
+    (1, 4)
+    >>> GameFilter(rating_of="mover")
+    Traceback (most recent call last):
+    ...
+    analytics.filters.FilterError: rating_of: needs min_rating or max_rating (the band)
 """
 
 from __future__ import annotations
@@ -54,7 +65,8 @@ from typing import Optional
 import sqlalchemy as sa
 
 from analytics import checks
-from analytics.filter_options import OPTIONS, WINNERS, FilterOption  # noqa: F401 (re-exported)
+from analytics.filter_options import (  # noqa: F401 (re-exported)
+    OPTIONS, RATING_OF, WINNERS, FilterOption)
 from core.handicap import canonical_name
 from labels.players import canonical as player_name
 from store.engine import game_summary, labels
@@ -94,6 +106,9 @@ class GameFilter:
     - ``min_rating``: both players rated at least this (shogi-server's rate lines; games
       without ratings are left out);
     - ``max_rating``: both players rated at most this (with ``min_rating``, a rating band);
+    - ``rating_of``: whose rating the band is on: ``both`` players (the default) or the
+      ``mover``, the player to move in the explorer's position (a question without a position
+      — the statistics — keeps the games in which either player is in the band);
     - ``time_control``: a case-insensitive part of the time control the record states
       (``持ち時間``, CSA ``$TIME_LIMIT``; games that state none are left out);
     - ``engine``: True keeps the games in which the record shows an engine playing (a side's
@@ -114,6 +129,7 @@ class GameFilter:
     moves_to: Optional[int] = None
     min_rating: Optional[int] = None
     max_rating: Optional[int] = None
+    rating_of: Optional[str] = None
     time_control: Optional[str] = None
     engine: Optional[bool] = None
     label: Optional[str] = None
@@ -131,6 +147,9 @@ class GameFilter:
         if self.label_side is not None and self.label is None:
             raise FilterError("label_side: needs a label (the castle or opening that side "
                               "reached)", "label_side")
+        if self.rating_of is not None and self.min_rating is None and self.max_rating is None:
+            raise FilterError("rating_of: needs min_rating or max_rating (the band)",
+                              "rating_of")
 
     def __repr__(self) -> str:
         chosen = ", ".join(f"{name}={value!r}" for name, value in self.chosen().items())
@@ -149,9 +168,11 @@ class GameFilter:
         """This filter with some fields changed (None unsets one); checked like a new one."""
         return dataclasses.replace(self, **changes)
 
-    def where(self) -> list:
+    def where(self, mover_rating=None) -> list:
         """The conditions on ``store.engine.game_summary`` (the games view, one row a game)
-        that keep the games of this filter; every value is a bound parameter."""
+        that keep the games of this filter; every value is a bound parameter.
+        ``mover_rating``: the column of the rating of the player to move in a position (the
+        explorer's), which a band with ``rating_of="mover"`` is on."""
         g = game_summary.c
         conditions = []
         for name in ("player", "event", "time_control"):
@@ -172,13 +193,11 @@ class GameFilter:
                 ("handicap", g.handicap, operator.eq), ("reason", g.reason, operator.eq),
                 ("winner", g.winner, operator.eq), ("date_from", g.date, operator.ge),
                 ("date_to", g.date, operator.le), ("moves_from", g.moves, operator.ge),
-                ("moves_to", g.moves, operator.le), ("min_rating", g.black_rating, operator.ge),
-                ("min_rating", g.white_rating, operator.ge),
-                ("max_rating", g.black_rating, operator.le),
-                ("max_rating", g.white_rating, operator.le)):
+                ("moves_to", g.moves, operator.le)):
             value = getattr(self, name)
             if value is not None:
                 conditions.append(compare(column, sa.bindparam(name, value)))
+        conditions.extend(self._rating_band(mover_rating))
         if self.engine is not None:
             shown = sa.or_(g.black_engine.is_not(None), g.white_engine.is_not(None))
             conditions.append(shown if self.engine else sa.not_(shown))
@@ -191,6 +210,23 @@ class GameFilter:
             compare = operator.ne if self.decided else operator.eq
             conditions.append(compare(g.winner, sa.bindparam("no_result", "none")))
         return conditions
+
+    def _rating_band(self, mover_rating) -> list:
+        """The conditions of the rating band: on both players, on the mover, or (``mover``
+        without a position) on either player."""
+        g = game_summary.c
+
+        def in_band(column) -> list:
+            return [compare(column, sa.bindparam(name, getattr(self, name)))
+                    for name, compare in (("min_rating", operator.ge),
+                                          ("max_rating", operator.le))
+                    if getattr(self, name) is not None]
+
+        if self.rating_of != "mover":
+            return in_band(g.black_rating) + in_band(g.white_rating)
+        if mover_rating is not None:
+            return in_band(mover_rating)
+        return [sa.or_(sa.and_(*in_band(g.black_rating)), sa.and_(*in_band(g.white_rating)))]
 
 
 def _handicap(value, name: str) -> str:
@@ -217,6 +253,7 @@ _CHECKS = {
     "moves_to": lambda value, name: checks.at_least(value, name, 0),
     "min_rating": lambda value, name: checks.at_least(value, name, 0),
     "max_rating": lambda value, name: checks.at_least(value, name, 0),
+    "rating_of": lambda value, name: checks.choice(value, name, RATING_OF),
     "time_control": checks.text, "engine": _flag, "label": checks.name,
     "label_side": lambda value, name: checks.choice(value, name, ("black", "white")),
 }

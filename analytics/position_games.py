@@ -60,8 +60,9 @@ def position_games(store, position, *, filters: GameFilter = GameFilter(),
     order = checks.choice(order, "order", ORDERS)
     hits = _hits(position, False)
     nth = sa.func.row_number().over(partition_by=hits.c.game, order_by=hits.c.ply)
-    ranked = sa.select(hits.c.game, hits.c.ply, hits.c.next_move, nth.label("nth")).subquery()
-    first = (sa.select(ranked.c.game, ranked.c.ply, ranked.c.next_move)
+    ranked = sa.select(hits.c.game, hits.c.ply, hits.c.next_move, hits.c.black_to_move,
+                       nth.label("nth")).subquery()
+    first = (sa.select(ranked.c.game, ranked.c.ply, ranked.c.next_move, ranked.c.black_to_move)
              .where(ranked.c.nth == sa.bindparam("first", 1)).subquery("first_hits"))
     counts = _player_games()
     black, white = counts.alias("black_games"), counts.alias("white_games")
@@ -73,7 +74,8 @@ def position_games(store, position, *, filters: GameFilter = GameFilter(),
                  .join_from(first, game_summary, G.game == first.c.game)
                  .outerjoin(black, black.c.player == G.black)
                  .outerjoin(white, white.c.player == G.white)
-                 .where(*filters.where()))
+                 .where(*filters.where(sa.case((first.c.black_to_move, G.black_rating),
+                                               else_=G.white_rating))))
     newest = (G.date.desc().nulls_last(), G.game.desc())
     rated = ((G.black_rating + G.white_rating) / 2).desc().nulls_last()
     statement = statement.order_by(*((rated, sa.desc("player_games")) if order == "top"

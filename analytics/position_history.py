@@ -31,11 +31,12 @@ def position_history(store, position, *, filters: GameFilter = GameFilter()) -> 
     key), per month, oldest first: dicts of ``month`` (``YYYY-MM``), ``games``,
     ``black_wins``, ``white_wins``, ``draws``, ``decided``, ``black_score`` and its 95%
     interval (``ci_low``, ``ci_high``)."""
-    hits = (sa.select(positions.c.game).where(_key_filter("key", position_key(position)))
-            .distinct().subquery("hits"))
+    hits = (sa.select(positions.c.game, positions.c.black_to_move)
+            .where(_key_filter("key", position_key(position))).distinct().subquery("hits"))
+    mover_rating = sa.case((hits.c.black_to_move, G.black_rating), else_=G.white_rating)
     month = sa.func.strftime(G.date, sa.literal("%Y-%m")).label("month")
     rows = fetch(store, sa.select(month, *count_columns(G.winner))
                  .join_from(hits, game_summary, G.game == hits.c.game)
-                 .where(G.date.is_not(None), *filters.where())
+                 .where(G.date.is_not(None), *filters.where(mover_rating))
                  .group_by(month).order_by(month))
     return [{"month": r["month"], **Results.from_row(r).as_dict(other=False)} for r in rows]

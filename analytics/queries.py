@@ -148,6 +148,7 @@ def _hits(position, mirror: bool):
         if mirrored != key:
             keys.append((mirrored, True))
     branches = [sa.select(positions.c.game, positions.c.ply, positions.c.next_move,
+                          positions.c.black_to_move,
                           (sa.true() if flag else sa.false()).label("mirrored"))
                 .where(_key_filter(f"key{i}", k)) for i, (k, flag) in enumerate(keys)]
     return (branches[0] if len(branches) == 1 else sa.union_all(*branches)).subquery("hits")
@@ -189,7 +190,8 @@ def explore(store, position, *, filters: GameFilter = GameFilter(), min_count: i
                           mover_rating.label("rating"), opponent_rating.label("opponent_rating"),
                           points.label("points"))
                 .join_from(hits, game_summary, g.game == hits.c.game)
-                .where(hits.c.next_move.is_not(None), *filters.where()).distinct()
+                .where(hits.c.next_move.is_not(None), *filters.where(mover_rating))
+                .distinct()
                 .subquery("per_game"))
     counts = count_columns(per_game.c.winner)
     statement = (sa.select(per_game.c.next_move, *counts,

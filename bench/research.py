@@ -10,7 +10,11 @@ with the research filters, timed in this process on a store ``bench/store.py`` b
 4. The explorer (``analytics.queries.explore``) on the start position and after 7g7f 3c3d,
    without a filter and with each research filter: the median of ``repeats`` warm calls.
 
-Run::
+Run on the stores of ``--store-scale`` (built by ``bench/store.py`` when missing)::
+
+    python -m bench --only research [--store-scale 100k,10M] [--runs 5]
+
+or on any store folder::
 
     python -m bench.research [STORE] [--repeats 5]
 """
@@ -63,12 +67,15 @@ def run(store_dir: Path, repeats: int = 5) -> list:
                            ("twins (>= 40 moves)", lambda: twins(store))):
         first, warm, answer = _timed(function, repeats)
         rows.append((name, first, warm, len(answer) if answer is not None else 0))
-    label = stats.label_frequencies(store, "opening", primary_only=True)[0]["label"]
+    labels = stats.label_frequencies(store, "opening", primary_only=True)
+    label = labels[0]["label"] if labels else "四間飛車"
     filters = {
         "no filter": GameFilter(),
         "decided, >= 40 moves": GameFilter(decided=True, moves_from=40),
         "result black": GameFilter(winner="black"),
         "rating 1500-2500": GameFilter(min_rating=1500, max_rating=2500),
+        "mover rated 1500-2500": GameFilter(min_rating=1500, max_rating=2500,
+                                            rating_of="mover"),
         "time control '+'": GameFilter(time_control="+"),
         "played by engine": GameFilter(engine=True),
         f"label {label} (either side)": GameFilter(label=label),
@@ -85,6 +92,34 @@ def run(store_dir: Path, repeats: int = 5) -> list:
     return rows
 
 
+def report(rows: list) -> None:
+    """The rows of ``run`` as a table (milliseconds)."""
+    print(f"{'what':58s} {'first ms':>9s} {'warm ms':>9s} {'size':>8s}")
+    for what, first, warm, size in rows:
+        warm_text = f"{warm * 1000:9.1f}" if warm is not None else f"{'':9s}"
+        print(f"{what:58s} {first * 1000:9.1f} {warm_text} {'' if size is None else size:>8}",
+              flush=True)
+
+
+def run_research(scales=("100k",), repeats: int = 5) -> dict:
+    """``run`` on the store of each of ``scales`` (``python -m bench --only research``)."""
+    from analytics import stats
+    from bench.store import ROOT as BENCH_ROOT, built_store, parse_scale, scale_name
+
+    result = {}
+    for scale in scales:
+        n = parse_scale(scale) if isinstance(scale, str) else scale
+        store_dir = built_store(n)
+        rows = run(store_dir, repeats)  # the engine build first, cold
+        view = stats.overview(store_dir)
+        print(f"\n## research depth (names, novelties, twins, explorer filters) at "
+              f"{scale_name(n)} positions ({store_dir.relative_to(BENCH_ROOT)}: "
+              f"{view['games']:,} games, {view['positions']:,} positions)", flush=True)
+        report(rows)
+        result[scale_name(n)] = rows
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("store", nargs="?", default=str(ROOT / "bench/results/store-10M-seed1"))
@@ -98,10 +133,7 @@ def main() -> None:
         "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM positions)").fetchone()
     connection.close()
     print(f"store {options.store}: {games:,} games, {positions:,} positions")
-    print(f"{'what':58s} {'first ms':>9s} {'warm ms':>9s} {'size':>8s}")
-    for what, first, warm, size in run(Path(options.store), options.repeats):
-        warm_text = f"{warm * 1000:9.1f}" if warm is not None else f"{'':9s}"
-        print(f"{what:58s} {first * 1000:9.1f} {warm_text} {'' if size is None else size:>8}")
+    report(run(Path(options.store), options.repeats))
 
 
 if __name__ == "__main__":

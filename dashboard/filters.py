@@ -1,6 +1,7 @@
 """The game filters of the sidebar — player, dates, event, handicap, decided games only, a
 minimum length, a minimum rating of both players; folded under "More filters": result, a
-maximum rating, time control, engine or not, a castle or opening reached — shared by the explorer and the statistics pages (their values follow the user
+maximum rating, whose rating the band is on (both players or the player to move), time
+control, engine or not, a castle or opening reached — shared by the explorer and the statistics pages (their values follow the user
 from page to page), as one ``analytics.filters.GameFilter``. On a mixed collection (opening
 fragments, aborted games) "decided games only" and a minimum length take the noise out of the
 result bars and the scores."""
@@ -57,6 +58,8 @@ def game_filter(on_handicap=None) -> GameFilter:
     if date_from and date_to and date_from > date_to:
         st.warning(f"The date range is empty: {date_from} is after {date_to}.",
                    icon=":material/date_range:")
+    if not (min_rating or more["max_rating"]):
+        more["rating_of"] = None  # whose rating: only with a band
     return GameFilter(player=player.strip() or None, date_from=date_from, date_to=date_to,
                       event=event.strip() or None, handicap=None if kind == _ANY else kind,
                       decided=True if decided else None, moves_from=min_moves or None,
@@ -67,6 +70,7 @@ _RESULTS = {_ANY: None, "▲ Black won": "black", "△ White won": "white", "dra
             "no result": "none"}
 _PLAYED_BY = {_ANY: None, "an engine (the record says)": True, "no engine shown": False}
 _SIDES = {"either side": None, "▲ Black": "black", "△ White": "white"}
+_RATING_OF = {"both players": None, "the player to move": "mover"}
 
 
 def _more_filters(sidebar) -> dict:
@@ -79,6 +83,11 @@ def _more_filters(sidebar) -> dict:
                                          step=100, key="f_max_rating", persist_state="session",
                                          help="With the minimum above, a rating band; 0: no "
                                               "upper limit."))
+        rating_of = st.selectbox("Rating band on", list(_RATING_OF), key="f_rating_of",
+                                 persist_state="session",
+                                 help="The player to move: in the explorer, the games where "
+                                      "the player to move in the position is in the band "
+                                      "(elsewhere either player).")
         time_control = st.text_input("Time control contains", key="f_time_control",
                                      persist_state="session", placeholder="6時間")
         played_by = st.selectbox("Played by", list(_PLAYED_BY), key="f_engine",
@@ -91,6 +100,7 @@ def _more_filters(sidebar) -> dict:
                             persist_state="session")
     label = label.strip() or None
     return {"winner": _RESULTS.get(result), "max_rating": max_rating or None,
+            "rating_of": _RATING_OF.get(rating_of),
             "time_control": time_control.strip() or None,
             "engine": _PLAYED_BY.get(played_by), "label": label,
             "label_side": _SIDES.get(side) if label else None}
@@ -125,10 +135,11 @@ def describe(filters: GameFilter) -> str:
         parts.append("decided games")
     if filters.moves_from is not None:
         parts.append(f"at least {filters.moves_from} moves")
+    rated = "mover" if filters.rating_of == "mover" else "both"
     if filters.min_rating is not None:
-        parts.append(f"both rated {filters.min_rating}+")
+        parts.append(f"{rated} rated {filters.min_rating}+")
     if filters.max_rating is not None:
-        parts.append(f"both rated at most {filters.max_rating}")
+        parts.append(f"{rated} rated at most {filters.max_rating}")
     if filters.winner is not None:
         parts.append(f"result {filters.winner}")
     if filters.time_control is not None:

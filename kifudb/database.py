@@ -92,7 +92,15 @@ COLUMNS = {
     "finding_counts_code": ["code", "severity", "count"],
     "finding_counts_path": ["path", "severity", "count"],
     "findings": ["game", "path", "index", "severity", "code", "line", "ply", "text", "message"],
+    "novelties": ["game", "date", "black", "white", "event", "ply", "move", "earlier_games"],
+    "twins": ["twin", "kind", "game", "black", "white", "date", "event", "moves", "winner",
+              "path", "differences", "same_players"],
+    "player_suggestions": ["written", "games", "undated", "candidates", "reason"],
+    "player_spellings": ["name", "games", "spellings"],
 }
+#: The columns of lists of names.
+_NAMES = {"candidates": pl.List(pl.String), "differences": pl.List(pl.String),
+          "spellings": pl.List(pl.String)}
 
 
 def frame(rows: list, columns: list, dtypes: Optional[dict] = None) -> pl.DataFrame:
@@ -383,7 +391,8 @@ class Game:
 
 
 class Database:
-    """A store, read-only: ``search``, ``explore``, ``games``, ``game``, ``stats``, ``sql``.
+    """A store, read-only: ``search``, ``explore``, ``games``, ``game``, ``twins``, ``stats``,
+    ``sql``.
     Made by ``kifudb.open(folder)``; ``ValueError`` if the folder holds no store."""
 
     def __init__(self, path):
@@ -471,6 +480,29 @@ class Database:
         rows = _stats.games(self._store, limit=limit, offset=offset,
                             filters=game_filter(filters, **fields))
         return frame(rows, COLUMNS["games"])
+
+    def twins(self, min_moves: int = 40) -> pl.DataFrame:
+        """The games that are probably one game stored twice (``kifudb twins``: the same
+        moves under other metadata, or one record the beginning of another), one row a game:
+        ``twin`` (the pair's number, from 1, most moves first), ``kind`` (``same moves`` or
+        ``prefix``: then the longer game first), ``game``, ``black``, ``white``, ``date``,
+        ``event``, ``moves``, ``winner``, ``path`` (a file it was read from), ``differences``
+        (the fields whose values differ) and ``same_players`` (their canonical names agree).
+        Nothing is merged: the user keeps both or deletes one record.
+
+        >>> db.twins(min_moves=100).height
+        0
+        >>> db.twins(min_moves=1).filter(twin=1).select("kind", "game", "moves").rows()
+        [('prefix', 1, 181), ('prefix', 13, 2)]
+        """
+        from analytics.twins import twins
+
+        rows = [{"twin": number, "kind": twin["kind"],
+                 **{k: v for k, v in game.items() if k not in ("black_player", "white_player")},
+                 "differences": twin["differences"], "same_players": twin["same_players"]}
+                for number, twin in enumerate(twins(self._store, min_moves=min_moves), 1)
+                for game in twin["games"]]
+        return frame(rows, COLUMNS["twins"], {"twin": pl.Int64, **_NAMES})
 
     def game(self, game_id: int) -> Game:
         """Game ``game_id`` (a ``Game``: moves, variations, labels); ``KeyError`` if the
@@ -717,6 +749,60 @@ class Stats:
         """
         return _stats.head_to_head(self._store, player, opponent,
                                    filters=game_filter(filters, **fields))
+
+    def player_spellings(self, limit: Optional[int] = None) -> pl.DataFrame:
+        """Every player's canonical name with its ``games`` and the ``spellings`` the records
+        use (most used first), most games first (``kifudb players``; ``labels.players``).
+
+        >>> db.stats.player_spellings().filter(name="藤井聡太").row(0)
+        ('藤井聡太', 1, ['藤井聡太王位'])
+        """
+        from analytics.players import spellings
+
+        return frame(spellings(self._store, limit=limit), COLUMNS["player_spellings"], _NAMES)
+
+    def player_suggestions(self) -> pl.DataFrame:
+        """The probable merges of names not made (``kifudb players --suggest``): ``written``,
+        its ``games`` (``undated``: those without a date), the ``candidates`` it may be and the
+        ``reason`` it was left as written.
+
+        >>> db.stats.player_suggestions().columns
+        ['written', 'games', 'undated', 'candidates', 'reason']
+        """
+        from analytics.players import suggestions
+
+        return frame(suggestions(self._store), COLUMNS["player_suggestions"],
+                     {"undated": pl.Int64, **_NAMES})
+
+    def novelties(self, limit: int = 20, offset: int = 0, *,
+                  filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
+        """The novelties of the latest dated games of the filters (``kifudb stats
+        novelties``), newest first, a page of ``limit`` games from ``offset``: ``game``,
+        ``date``, ``black``, ``white``, ``event``, ``ply`` (the first ply whose position no
+        earlier-dated game reached), ``move`` (USI) and ``earlier_games`` (those that reached
+        the position before it).
+
+        >>> db.stats.novelties(limit=2).select("game", "date", "ply", "move", "earlier_games").rows()
+        [(9, datetime.date(2026, 7, 20), 3, '2h7h', 5), (11, datetime.date(2022, 5, 5), 5, '7g7f', 1)]
+        >>> db.stats.novelties(player="藤井聡太").select("game", "ply", "earlier_games").rows()
+        [(3, 1, 12)]
+        """
+        from analytics.novelty import novelties
+
+        rows = novelties(self._store, limit=limit, offset=offset,
+                         filters=game_filter(filters, **fields))
+        return frame(rows, COLUMNS["novelties"], {"earlier_games": pl.Int64})
+
+    def novelty(self, game: int) -> Optional[dict]:
+        """One game's novelty, ``{"ply", "earlier_games"}`` (``kifudb game ID``), or None: no
+        date, or every position reached by an earlier game.
+
+        >>> db.stats.novelty(3), db.stats.novelty(13)
+        ({'ply': 1, 'earlier_games': 12}, None)
+        """
+        from analytics.novelty import game_novelty
+
+        return game_novelty(self._store, game)
 
     def finding_counts(self, by: str = "code", severity: Optional[str] = None) -> pl.DataFrame:
         """Validation findings counted by ``code`` or ``path`` and severity.

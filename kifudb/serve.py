@@ -9,14 +9,16 @@ explorer where it fits.
 - ``GET /game/{id}``: one game (headers, moves, variations, labels, evaluations), or with
   ``?format=kif|ki2|csa|jkf|usi`` its record as text (``core.writers``);
 - ``GET /stats/overview``, ``/stats/results``, ``/stats/labels``, ``/stats/winrates``,
-  ``/stats/pairings``, ``/stats/players``, ``/stats/player/{name}``, ``/stats/findings``: the
-  questions of ``kifudb stats``;
+  ``/stats/pairings``, ``/stats/players``, ``/stats/player/{name}``, ``/stats/findings``,
+  ``/stats/novelties``: the questions of ``kifudb stats``;
+- ``GET /twins`` (``kifudb twins``) and ``GET /players/suggest`` (``kifudb players
+  --suggest``);
 - ``GET /health``; ``GET /openapi.json`` and the interactive documentation at ``/docs``.
 
 The games a question looks at are chosen by the filters ``player``, ``since``, ``until``,
-``event``, ``handicap``, ``decided``, ``min_moves``, ``min_rating``, ``max_rating``, ``result``,
-``time_control``, ``played_by``, ``label`` and ``label_side``: the command line's options, by
-the same names (``analytics.filters.OPTIONS``).
+``event``, ``handicap``, ``decided``, ``min_moves``, ``min_rating``, ``max_rating``,
+``rating_of``, ``result``, ``time_control``, ``played_by``, ``label`` and ``label_side``: the
+command line's options, by the same names (``analytics.filters.OPTIONS``).
 
     >>> from fastapi.testclient import TestClient
     >>> client = TestClient(app(sample_store))
@@ -442,6 +444,35 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
         paths)."""
         return JsonAnswer(await answer(_findings, code, severity, path, offset, limit))
 
+    # ----- research: novelties, twins, players' names --------------------------------------------
+
+    @api.get("/stats/novelties", summary="The novelties of the latest dated games")
+    async def novelties(offset: int = Query(0, ge=0, le=MAX_OFFSET),
+                        limit: int = Query(20, ge=1, le=MAX_LIMIT),
+                        chosen: Filters = Depends()) -> JsonAnswer:
+        """A page of the latest dated games of the filters, newest first, each with its
+        novelty (``kifudb stats novelties``): ``game``, ``date``, ``black``, ``white``,
+        ``event``, ``ply`` (the first ply whose position no earlier-dated game reached),
+        ``move`` (USI) and ``earlier_games`` (those that reached the position before it); a
+        game of the page without one is left out."""
+        found = await answer(_novelties, limit=limit, offset=offset, filters=chosen.filter)
+        return JsonAnswer({"offset": offset, "limit": limit, "novelties": found})
+
+    @api.get("/twins", summary="The games that are probably one game stored twice")
+    async def twins(min_moves: int = Query(40, ge=1, le=100_000,
+                                           description="Only games of at least N moves.")
+                    ) -> JsonAnswer:
+        """The pairs (``kifudb twins``): ``kind`` (``same moves`` or ``prefix``), ``games``
+        (two: ``game``, ``black``, ``white``, ``date``, ``event``, ``moves``, ``winner``,
+        ``path`` — a file name), ``differences`` and ``same_players``. Nothing is merged."""
+        return JsonAnswer(await answer(_twins, min_moves))
+
+    @api.get("/players/suggest", summary="The probable merges of players' names not made")
+    async def player_suggestions() -> JsonAnswer:
+        """``kifudb players --suggest``: ``written``, ``games``, ``undated``, ``candidates``
+        (the players it may be) and ``reason``."""
+        return JsonAnswer(await answer(_suggestions))
+
     return api
 
 
@@ -523,6 +554,28 @@ def _findings(store, code, severity, path, offset: int, limit: int) -> dict:
     for row in rows:
         row["path"] = Path(row["path"]).name
     return {"by_code": counts, "offset": offset, "limit": limit, "findings": rows}
+
+
+def _novelties(store, **arguments) -> list:
+    from analytics.novelty import novelties
+
+    return novelties(store, **arguments)
+
+
+def _twins(store, min_moves: int) -> list:
+    from analytics.twins import twins
+
+    found = twins(store, min_moves=min_moves)
+    for twin in found:
+        for game in twin["games"]:
+            game["path"] = game["path"] and Path(game["path"]).name  # not the server's paths
+    return found
+
+
+def _suggestions(store) -> list:
+    from analytics.players import suggestions
+
+    return suggestions(store)
 
 
 def openapi_json(store_path) -> str:

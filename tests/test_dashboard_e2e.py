@@ -434,11 +434,14 @@ def narrow(browser):
     page.close()
 
 
-def test_layout_at_820_px(server, narrow, db):
+def test_layout_at_820_px(server, narrow, db, dashboard_store):
     """At 820 px a board keeps a readable size (the columns beside it go under it: it was
     170 px wide, the variation board 150 px), tables show all their columns (the sidebar is
     narrower: they scrolled sideways), no button label is cut short (they read "Ex…"),
-    and the ▲ vs △ heat-map names every column (it named every other one)."""
+    and the ▲ vs △ heat-map names every column (it named every other one). The explorer's
+    rows keep the rating and performance columns of the rated games."""
+    from analytics.novelty import novelties
+
     game = db.execute("SELECT game FROM moves WHERE line > 0 GROUP BY game ORDER BY "
                       "count(DISTINCT line) DESC, game LIMIT 1").fetchone()[0]
     for path, text, name in (("/explorer?moves=7g7f", "moves played next", "11-explorer-820"),
@@ -451,6 +454,10 @@ def test_layout_at_820_px(server, narrow, db):
     narrow.get_by_role("tab", name="Variations").click()
     narrow.locator(BOARD).nth(1).wait_for(timeout=30_000)
     check_layout(narrow)  # the variation's board too
+    newest = novelties(dashboard_store, limit=1)[0]  # its "Go to novelty" read "Go to n…"
+    visit(narrow, f"{server}/game?game={newest['game']}&ply=0", "Go to novelty")
+    check_layout(narrow)
+    screenshot(narrow, "16-game-novelty-820")
     visit(narrow, f"{server}/openings?kind=opening", "Example games")
     narrow.get_by_role("tab", name="▲ vs △").click()
     axis = narrow.locator('[data-testid="stVegaLiteChart"] svg g[aria-label*="△後手"]').first

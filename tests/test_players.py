@@ -114,7 +114,9 @@ def test_titles_resolve_by_period_and_different_people_stay_apart():
     # outside every term of that player: stays as written, flagged
     ("羽生王座", "1991-01-01", None), ("谷川王将", "1997-01-01", None),
     ("藤井王位", "2019-01-01", None), ("藤井叡王", "2024-07-01", None),
-    ("屋敷棋聖", "1999-01-01", None),  # 1998-07 to 2001-07: 棋聖 not in the table
+    ("屋敷棋聖", "1999-01-01", None), ("郷田棋聖", "1999-01-01", "郷田真隆"),
+    ("谷川棋聖", "2000-07-30", "谷川浩司"), ("羽生棋聖", "2000-07-31", "羽生善治"),
+    ("郷田王位", "1992-09-08", None), ("郷田王位", "1992-09-09", "郷田真隆"),
     # two titles held at once, and a surname shared by two holders of one title
     ("羽生王位・王座", "2015-01-01", "羽生善治"), ("羽生王位・棋王", "2015-01-01", None),
     ("佐藤王将", "2002-06-01", "佐藤康光"), ("佐藤名人", "2017-01-01", "佐藤天彦"),
@@ -129,8 +131,8 @@ def test_the_title_holder_table_resolves_surnames_by_date(written, date, expecte
 
 def test_every_title_holder_row_is_a_term_in_order():
     """The table itself: per title, terms in date order that do not overlap (one holder at a
-    time), each ending after it starts, every title covered from 1990 at the latest (棋聖's
-    1998-2001 gap is the one documented hole) up to ``known_until``."""
+    time), each ending after it starts and the next one starting that day, every title
+    covered from 1990 at the latest (叡王: from 2018) up to ``known_until``."""
     from labels.players import rules as read
 
     table = read()
@@ -143,9 +145,8 @@ def test_every_title_holder_row_is_a_term_in_order():
             continue
         assert terms == sorted(terms, key=lambda h: h.start), title
         for before, after in zip(terms, terms[1:]):
-            assert before.end is not None and before.start < before.end <= after.start, title
-            if not (title == "棋聖" and before.end.isoformat() == "1998-07-01"):
-                assert before.end == after.start, (title, before, after)
+            assert before.end is not None and before.start < before.end, title
+            assert before.end == after.start, (title, before, after)
         assert terms[-1].end is None or terms[-1].end > table.known_until, title
         if title != "叡王":
             assert terms[0].start.year <= 1990, title

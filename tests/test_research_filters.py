@@ -164,3 +164,106 @@ def test_the_explorer_page_shows_the_history_by_month(store, monkeypatch):
                for e in at.expander)
     assert any(f"From {months[0]['month']} to {months[-1]['month']}" in str(c.value)
                for c in at.caption)
+
+
+@pytest.mark.parametrize("opening", [(), ("7g7f",)])
+def test_the_mover_rating_band(store, rows, opening):
+    """A band on the mover (``rating_of="mover"``) keeps the games in which the player to move
+    in the position is rated inside it — ▲ at the start, △ after 7g7f — where a band on both
+    players keeps fewer; checked against the games' ratings and moves."""
+    from collections import Counter
+
+    from analytics.position_games import position_games
+    from analytics.position_history import position_history
+    from core.position import Position
+
+    start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b"
+    connection = Store(store).connect()
+    played = {}
+    for game, ply, usi in connection.execute("SELECT game, ply, usi FROM moves WHERE line = 0 "
+                                             "AND ply <= 2 ORDER BY game, ply").fetchall():
+        played.setdefault(game, []).append(usi)
+    position = Position()
+    for usi in opening:
+        position.push_usi(usi)
+    mover = "black_rating" if len(opening) % 2 == 0 else "white_rating"
+    band = dict(min_rating=3000, max_rating=3500)
+    reached = {g: played[g][len(opening)] for g, r in rows.items()
+               if r["start_sfen"].startswith(start) and len(played.get(g, [])) > len(opening)
+               and tuple(played[g][:len(opening)]) == opening}
+    in_band = {g: m for g, m in reached.items() if rows[g][mover] is not None
+               and 3000 <= rows[g][mover] <= 3500}
+    both = {g for g in reached if all(rows[g][side] is not None and 3000 <= rows[g][side] <= 3500
+                                      for side in ("black_rating", "white_rating"))}
+    assert len(in_band) == 2 and len(both) == 1  # the real records make the two differ
+    chosen = GameFilter(**band, rating_of="mover")
+    found = {m["move"]: m["count"] for m in queries.explore(store, position, filters=chosen)}
+    assert found == dict(Counter(in_band.values()))
+    assert sum(m["count"] for m in queries.explore(store, position,
+                                                   filters=GameFilter(**band))) == len(both)
+    assert sum(h["games"] for h in position_history(store, position, filters=chosen)) == len(
+        [g for g in in_band if rows[g]["date"] is not None])
+    assert {r["game"] for r in position_games(store, position, filters=chosen,
+                                              limit=100)} == set(in_band)
+    # without a position (the statistics), either player in the band
+    either = {g for g, r in rows.items() if any(
+        r[side] is not None and 3000 <= r[side] <= 3500 for side in ("black_rating",
+                                                                     "white_rating"))}
+    assert _chosen(store, chosen) == either and len(either) == 3
+    # the command line's option
+    shown = CliRunner().invoke(main, ["explore", "--store", str(store), "--format", "json",
+                                      "--min-rating", "3000", "--max-rating", "3500",
+                                      "--rating-of", "mover", *(["--moves", " ".join(opening)]
+                                                                if opening else [])])
+    assert shown.exit_code == 0, shown.output
+    assert {m["move"]: m["count"] for m in json.loads(shown.output)["moves"]} == found
+    refused = CliRunner().invoke(main, ["explore", "--store", str(store), "--rating-of",
+                                        "mover"])
+    assert refused.exit_code != 0 and "needs min_rating or max_rating" in refused.output
+
+
+def test_the_sidebar_sets_a_band_on_the_mover(store, monkeypatch):
+    """The sidebar's "Rating band on: the player to move" reaches the explorer: at the start
+    the games whose ▲ is rated 3000–3500 (two), not those whose two players are (one)."""
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("KIFUDB_STORE", str(store))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/explorer.py")
+    at.run()
+    at.number_input(key="f_min_rating").set_value(3000)
+    at.number_input(key="f_max_rating").set_value(3500)
+    at.run()
+    assert not at.exception
+    shown = [h.value.replace("\\", "") for h in at.subheader]  # Markdown escapes
+    assert any(" · 1 games · both rated 3000+, both rated at most 3500" in h for h in shown)
+    at.selectbox(key="f_rating_of").set_value("the player to move")
+    at.run()
+    assert not at.exception
+    shown = [h.value.replace("\\", "") for h in at.subheader]
+    assert any(" · 2 games · mover rated 3000+, mover rated at most 3500" in h for h in shown)
+
+
+def test_the_explorer_page_shows_each_moves_performance(store, monkeypatch):
+    """The moves list has a performance column beside the average rating (where games are
+    rated): each move's ``performance`` from ``analytics.queries.explore``, rounded."""
+    import re
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("KIFUDB_STORE", str(store))
+    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("views/explorer.py")
+    at.run()
+    assert not at.exception
+    cells = [(re.search(r'class="n rating">([^<]*)<', m.value).group(1),
+              re.search(r'class="n perf">([^<]*)<', m.value).group(1))
+             for m in at.markdown if 'class="n perf">' in m.value]
+    found = queries.explore(store, "startpos")
+    assert cells == [("—" if m["average_rating"] is None else f"{m['average_rating']:.0f}",
+                      "—" if m["performance"] is None else f"{m['performance']:.0f}")
+                     for m in found]
+    assert sum(perf != "—" for _, perf in cells) >= 2
+    assert any("perf." in m.value for m in at.markdown)  # the header

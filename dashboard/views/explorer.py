@@ -140,8 +140,9 @@ def _percent(value) -> str:
 def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index: int,
              rated: bool = False) -> None:
     """One move played next: its button (the move's text), then its games, share, result bar,
-    ▲'s score, (``rated``: the average rating of the players who chose it) and the latest date. A click anywhere on the row is a click on the button
-    (``style.py`` stretches the button over its row)."""
+    ▲'s score, (``rated``: the average rating of the players who chose it and their
+    performance with it) and the latest date. A click anywhere on the row is a click on the
+    button (``style.py`` stretches the button over its row)."""
     played = Results(m["black_wins"], m["white_wins"], m["draws"], m["other"])
     score = played.score()
     black, white = (display.side_name(side, handicap) for side in ("black", "white"))
@@ -160,7 +161,8 @@ def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index
             + f'</span><span class="n">{_percent(score)}</span>'
             f'<span class="n decided" title="{escape(black)}\'s score is over '
             f'{played.decided:,} decided games">{played.decided:,}</span>'
-            + (f'<span class="n rating">{_rating(m["average_rating"])}</span>' if rated else "")
+            + (f'<span class="n rating">{_rating(m["average_rating"])}</span>'
+               f'<span class="n perf">{_rating(m["performance"])}</span>' if rated else "")
             + f'<span class="latest">{escape(m["latest_date"] or "—")}</span></div>',
             unsafe_allow_html=True)
 
@@ -183,7 +185,10 @@ def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
             f'decided games">▲ score</span><span class="n decided" title="The decided games (a win '
             f'or a draw) the score stands on">decided</span>'
             + ('<span class="n rating" title="The average rating of the players who chose the '
-               'move (rated games only)">rating</span>' if rated else "")
+               'move (rated games only)">rating</span><span class="n perf" title="The '
+               'performance of the players who chose the move: their opponents\' average '
+               'rating + 400 × (wins − losses) / games, over the decided games against a rated '
+               'opponent">perf.</span>' if rated else "")
             + '<span class="latest">Latest</span></div></div>',
             unsafe_allow_html=True)
         for index, m in enumerate(found[:SHOWN]):

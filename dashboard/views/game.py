@@ -179,8 +179,9 @@ def novelty_note(game: int, record: dict, ply: int) -> None:
 
 
 def move_table(record: dict) -> pl.DataFrame:
-    """The main line as the record wrote it, with the KI2 reading, each move's time and the
-    side's total, and the comments."""
+    """The main line: each move in KI2 and as the record wrote it — or, in an engine's game,
+    with the engine's score in place of the text as written —, its time and the side's total,
+    and its comments."""
     black_first = record["sfens"][0].split()[1] == "b"
     spent = {True: 0.0, False: 0.0}
     table = []
@@ -194,21 +195,25 @@ def move_table(record: dict) -> pl.DataFrame:
                       "score": stored_game.score_text(row.get("evaluation")),
                       "comment": row["comment"] or ""})
     columns = ["ply", "move", "written", "time", "total", "score", "comment"]
-    if not any(row["score"] for row in table):  # no engine's score in the record
-        columns.remove("score")
+    # an engine's game shows its scores in place of the moves as written (a CSA log's
+    # +7776FU: in the Record tab still); another game has no score to show
+    columns.remove("written" if any(row["score"] for row in table) else "score")
     return pl.from_dicts(table, schema=columns, infer_schema_length=None)
 
 
+#: The move list's columns: widths that fit beside the board at 1400 px and under it at 820 px
+#: (448 px in all: an engine's game shows its score in place of the move as written; a long
+#: comment is cut short in the list, and shown whole under the board at its move).
 _MOVE_COLUMNS = {
-    "ply": st.column_config.NumberColumn("手", width=44),
-    "move": st.column_config.TextColumn("Move", width=100),
-    "written": st.column_config.TextColumn("As written", width=112),
-    "time": st.column_config.TextColumn("Time", width=60),
-    "total": st.column_config.TextColumn("Total", width=68, help="The side's time so far"),
+    "ply": st.column_config.NumberColumn("手", width=40),
+    "move": st.column_config.TextColumn("Move", width=92),
+    "written": st.column_config.TextColumn("As written", width=96),
+    "time": st.column_config.TextColumn("Time", width=52),
+    "total": st.column_config.TextColumn("Total", width=64, help="The side's time so far"),
     "score": st.column_config.TextColumn("Score", width=64,
                                          help="The engine's score in the record, from ▲ Black's "
                                               "point of view (+M7: ▲ mates in 7)"),
-    "comment": st.column_config.TextColumn("Comment")}
+    "comment": st.column_config.TextColumn("Comment", width=104)}
 
 
 def move_list(record: dict, ply: int, game: int) -> None:
