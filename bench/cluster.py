@@ -1,0 +1,138 @@
+"""Ingest on a Dask cluster (``kifudb ingest --cluster local:2``) against ``--jobs 2`` and
+``--jobs 1`` on the same synthetic corpus (``bench/corpus.py``): positions per second, the CPU
+seconds of all the processes (what the cluster's work costs whatever else runs), the peak
+resident memory of the whole process tree (client, nanny and worker processes) and of the
+largest single process, and whether the three stores hold the same rows.
+
+    python -m bench.cluster [--positions 100k] [--folders N]
+
+``--folders N`` takes the first N folders of the 10M corpus (about 210k positions each) instead
+of a corpus of ``--positions``. Each ingest runs in a fresh interpreter, into a fresh store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from bench.store import RESULTS, ROOT, TreeSampler, _descendants, _status_kb, parse_scale
+
+WAYS = (("--jobs 1", {"jobs": 1}), ("--jobs 2", {"jobs": 2}),
+        ("--cluster local:2", {"cluster": "local:2"}))
+
+
+class CpuSampler:
+    """The CPU seconds of this process and every descendant it had (workers of a process pool
+    started by a fork server are no children to wait for, so ``RUSAGE_CHILDREN`` misses them):
+    the last reading of each process's ``/proc/PID/stat``, summed."""
+
+    def __init__(self, interval: float = 0.05):
+        self.interval, self.ticks, self._stop = interval, {}, threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        me = os.getpid()
+        while not self._stop.is_set():
+            for pid in [me] + _descendants(me):
+                try:
+                    with open(f"/proc/{pid}/stat") as stream:
+                        fields = stream.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                self.ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
+            self._stop.wait(self.interval)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def stop(self) -> float:
+        self._stop.set()
+        self._thread.join()
+        return sum(self.ticks.values()) / os.sysconf("SC_CLK_TCK")
+
+
+def child(paths: list, store_dir: str, options: dict) -> dict:
+    """In a fresh interpreter: one ingest, its time and memory."""
+    from store.writer import ingest_paths
+
+    sampler, cpu_sampler = TreeSampler().start(), CpuSampler().start()
+    started = time.perf_counter()
+    report = ingest_paths(paths, store_dir, **options)
+    seconds = time.perf_counter() - started
+    cpu = cpu_sampler.stop()
+    return {"seconds": seconds, "cpu_seconds": cpu, "positions": report.positions_added,
+            "games": report.games_added, "tree_peak_mb": sampler.stop() / 1024,
+            "client_peak_mb": _status_kb("self", "VmHWM:") / 1024,
+            "children_max_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+
+
+def fingerprint(store_dir: str) -> list:
+    """What must be equal between the stores: row counts and sums over every table."""
+    from store.folder import Store
+
+    connection = Store(store_dir).connect()
+    return connection.execute(
+        "SELECT (SELECT count(*) FROM games), (SELECT sum(hash(fingerprint, game)) FROM games), "
+        "(SELECT count(*) FROM positions), (SELECT sum(hash(key, game, ply)) FROM positions), "
+        "(SELECT count(*) FROM moves), (SELECT count(*) FROM labels), "
+        "(SELECT count(*) FROM findings), (SELECT count(*) FROM sources)").fetchall()[0]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__)
+    parser.add_argument("--positions", type=parse_scale, default=100_000)
+    parser.add_argument("--folders", type=int, default=None)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(json.loads(args.child[0]), args.child[1],
+                               json.loads(args.child[2]))))
+        return 0
+    from bench.corpus import cached_corpus
+
+    if args.folders:
+        folder, _ = cached_corpus(10_000_000, 1, RESULTS)
+        paths = [str(p) for p in sorted((folder / "files").iterdir())[:args.folders]]
+    else:
+        folder, _ = cached_corpus(args.positions, 1, RESULTS)
+        paths = [str(folder / "files")]
+    rows, prints = [], set()
+    for name, options in WAYS:
+        store = RESULTS / "cluster-store"
+        shutil.rmtree(store, ignore_errors=True)
+        done = subprocess.run([sys.executable, "-m", "bench.cluster", "--child", json.dumps(paths),
+                               str(store), json.dumps(options)], cwd=ROOT, capture_output=True,
+                              text=True)
+        if done.returncode:
+            sys.stderr.write(done.stderr)
+            return 1
+        out = json.loads(done.stdout.strip().splitlines()[-1])
+        prints.add(fingerprint(str(store)))
+        rows.append((name, out))
+        shutil.rmtree(store, ignore_errors=True)
+    one = rows[0][1]["positions"] / rows[0][1]["seconds"]
+    print(f"{rows[0][1]['positions']:,} positions, {rows[0][1]['games']:,} games "
+          f"({', '.join(Path(p).name for p in paths[:3])}{'…' if len(paths) > 3 else ''})")
+    print(f"{'ingest':<20}{'seconds':>9}{'positions/s':>13}{'× jobs 1':>10}{'CPU s':>8}"
+          f"{'tree peak MB':>14}{'largest process MB':>20}")
+    for name, out in rows:
+        rate = out["positions"] / out["seconds"]
+        print(f"{name:<20}{out['seconds']:>9.1f}{rate:>13,.0f}{rate / one:>10.2f}"
+              f"{out['cpu_seconds']:>8.1f}"
+              f"{out['tree_peak_mb']:>14,.0f}"
+              f"{max(out['client_peak_mb'], out['children_max_mb']):>20,.0f}")
+    print("stores identical" if len(prints) == 1 else f"stores DIFFER: {prints}")
+    return 0 if len(prints) == 1 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

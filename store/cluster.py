@@ -1,0 +1,450 @@
+"""``kifudb ingest --cluster ADDRESS``: the ingest of ``store.writer`` with Dask workers reading,
+replaying, labelling and writing Parquet, and the client committing: the same store as
+``--jobs 1`` (same game ids, positions, keys, findings, labels, batches).
+
+ADDRESS is ``tcp://HOST:PORT`` (a running ``dask scheduler`` with its ``dask worker``s), the
+scheduler file of one (``dask scheduler --scheduler-file F``: a path ending ``.json``), or
+``local:N`` (a ``LocalCluster`` of N worker processes for this run). The store folder must be
+on a filesystem every worker shares and may write: each worker proves it before any file is
+read (it reads a token the client wrote into the store's ``tmp/`` and writes beside it).
+
+How the work is split, and why the store comes out identical:
+
+1. Workers (``read_piece``, one task per chunk of files in the order of the files) hash each
+   file (an unchanged file is skipped there), read it, and write a *piece*: the rows of every
+   game of the chunk in the store's schema (``store.batch.Batch``) with *provisional* game ids
+   (0, 1, … within the piece), into ``STORE/tmp/<run>/``, a folder marked as this store's and
+   named by the task and a random id, so a retried task never writes over another attempt.
+   A task returns only the small facts of each game: fingerprint, detail, identity, counts.
+2. The client takes the pieces **in the order of the files** and places every game in the
+   store's ``store.writer.Catalogue`` exactly as a single-process ingest does. Game ids are
+   dense and depend on that order (a game found in two files on two workers is the one placed
+   first; a richer source re-describes it), so they can only be decided by one sequential
+   pass; it reads nothing but these facts. Batch boundaries fall where ``--jobs 1`` puts them
+   (after the file that brings the batch to ``batch_positions`` new positions).
+3. Each batch is written by a worker (``write_batch``): the pieces' rows filtered to the
+   batch's files, the duplicates' moves, positions and labels dropped, games rows kept from the
+   source that describes each game last, provisional ids replaced by the final ones, positions
+   sorted by key — one Arrow pass over what the workers wrote, no replay. The client then
+   renames the batch into ``batches/`` and replaces the manifest (``Store.commit``'s atomic
+   step): a crash loses at most that batch, as with ``--jobs``.
+
+Workers returning whole ``StoredGame`` values would be simpler, but then the client would build
+every row itself and be the bottleneck of a large cluster; here it handles a few numbers per
+game. A worker that dies mid-task has its task run again elsewhere (Dask's retries); the dead
+attempt's piece is never referenced and goes with the run folder. An unreachable scheduler is
+said before anything is written::
+
+    >>> connect("scheduler.example:8786")
+    Traceback (most recent call last):
+    ...
+    store.cluster.ClusterError: --cluster scheduler.example:8786: give tcp://HOST:PORT (a running dask scheduler), its scheduler file (.json) or local:N
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import socket
+import sys
+import uuid
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ingest.pipeline import read_file
+from ingest.read import record_files
+from store.batch import Batch
+from store.folder import Store, write_table
+from store.manifest import StoreError
+from store.schema import TABLES
+from store.writer import IngestReport, file_digest, ingest_state, source_facts
+
+#: the tables a piece holds (``files`` and ``retired`` are the client's: it knows the final ids)
+PIECE_TABLES = ("games", "sources", "moves", "positions", "findings", "labels")
+
+
+class ClusterError(StoreError):
+    """The cluster cannot do the ingest (unreachable, no workers, a worker that cannot write the
+    store, a task that failed): the message says which and what to do. Found before any work,
+    nothing is written; later, the batches committed before stay, as after a kill."""
+
+
+def ingest_on_cluster(paths, store: Store, address: str, progress: bool = False,
+                      batch_positions: int = 500_000) -> IngestReport:
+    """``store.writer.ingest_paths`` on the Dask cluster at ``address`` (see the module doc)."""
+    client, cluster = connect(address)  # before anything is written: an unreachable scheduler
+    try:
+        existed = store.manifest_path.exists()
+        try:
+            with store.writing():
+                return _ingest(paths, store, client, progress, batch_positions)
+        except ClusterError:
+            if not existed and not store.manifest()["batches"]:
+                _forget_new_store(store)
+            raise
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def connect(address: str) -> tuple:
+    """``(client, cluster or None)`` for ``tcp://HOST:PORT``, a scheduler file or ``local:N``;
+    ``ClusterError`` when there is no scheduler to reach or no worker comes."""
+    from distributed import Client, LocalCluster
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if address.startswith("local:"):
+        count = address[len("local:"):]
+        if not count.isdigit() or int(count) < 1:
+            raise ClusterError(f"--cluster {address}: local:N needs a number of workers, "
+                               f"like local:2")
+        import dask
+
+        # no dashboard, so no use for the workers' profiler (it samples every 10 ms)
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=logging.ERROR)
+        return Client(cluster), cluster
+    try:
+        if address.endswith(".json"):
+            if not os.path.isfile(address):
+                raise ClusterError(f"--cluster {address}: no such scheduler file (dask "
+                                   f"scheduler --scheduler-file writes it); nothing was written")
+            client = Client(scheduler_file=address)
+        elif "://" in address:
+            client = Client(address)
+        else:
+            raise ClusterError(f"--cluster {address}: give tcp://HOST:PORT (a running dask "
+                               f"scheduler), its scheduler file (.json) or local:N")
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} ({error}); is "
+                           f"`dask scheduler` running there? (Dask's distributed.comm.timeouts."
+                           f"connect sets how long to try.) Nothing was written.") from None
+    try:
+        client.wait_for_workers(1, timeout=30)
+    except (OSError, TimeoutError):
+        client.close()
+        raise ClusterError(f"the Dask scheduler at {address} has no worker (start some with "
+                           f"`dask worker {address}`); nothing was written") from None
+    return client, None
+
+
+def _ingest(paths, store: Store, client, progress: bool, batch_positions: int) -> IngestReport:
+    report = IngestReport()
+    known, catalogue, labels = ingest_state(store, report)
+    files = [os.path.abspath(path) for path in record_files(paths, skip=[store.root])]
+    report.files_seen = len(files)
+    run = store._new_folder(store.manifest(), "cluster")  # marked: debris if we are killed
+    writing = None
+    try:
+        check_workers(client, store, run)
+        workers = max(1, sum(client.nthreads().values()))
+        size = max(1, min(64, len(files) // (workers * 8)))
+        chunks = [[(path, known.get(path)) for path in files[i:i + size]]
+                  for i in range(0, len(files), size)]
+        plan = _Plan(store.next_batch())
+        for index, piece in _pieces(client, chunks, str(run), workers, progress):
+            local = 0  # the provisional id of the piece's next game
+            for path, digest, size_, skipped, games, file_findings in piece["files"]:
+                if skipped:
+                    report.files_skipped += 1
+                    continue
+                if path in known:
+                    plan.retired.append(path)
+                    report.files_replaced += 1
+                game_ids = []
+                for fingerprint, detail, identity, positions, findings in games:
+                    game_id, added, describe = catalogue.place(fingerprint, detail, identity)
+                    report.count_game(added, positions)
+                    plan.place(index, piece, local, game_id, added, describe, positions)
+                    local += 1
+                    game_ids.append(game_id)
+                    report.findings += findings
+                report.findings += file_findings
+                plan.add_file(index, piece, path, digest, size_, game_ids)
+                report.files_read += 1
+                if plan.positions >= batch_positions:
+                    if writing is not None:
+                        report.batches.append(writing.finish())
+                    writing = _Commit(client, store, plan, catalogue.next_game, labels)
+                    plan = _Plan(plan.number + 1)
+        if plan.files:
+            if writing is not None:
+                report.batches.append(writing.finish())
+            writing = _Commit(client, store, plan, catalogue.next_game, labels)
+        if writing is not None:
+            report.batches.append(writing.finish())
+            writing = None
+    finally:
+        if writing is not None:  # an error: the batch being written is not committed
+            writing.abandon()
+        shutil.rmtree(run, ignore_errors=True)
+    return report
+
+
+def check_workers(client, store: Store, run: Path) -> None:
+    """``ClusterError`` unless every worker sees the folder ``run`` of this store (a token the
+    client wrote there) and can write in it."""
+    token = uuid.uuid4().hex
+    (run / "token").write_text(token, encoding="utf-8")
+    answers = client.run(_probe, str(run), token)
+    wrong = {worker: answer for worker, answer in answers.items() if answer is not None}
+    if wrong:
+        said = "; ".join(f"worker {worker} ({answer})" for worker, answer in sorted(wrong.items()))
+        raise ClusterError(
+            f"the store {store.root} must be on a filesystem every Dask worker shares and may "
+            f"write (the same path on every machine): {said}. Nothing was read or written.")
+
+
+def _probe(run: str, token: str) -> Optional[str]:
+    """On a worker: None if it sees the client's token in ``run`` and can write there, else
+    what is wrong."""
+    host = socket.gethostname()
+    try:
+        with open(os.path.join(run, "token"), encoding="utf-8") as stream:
+            seen = stream.read()
+    except FileNotFoundError:
+        return f"on {host} the store folder does not exist: it is not shared with this worker"
+    except OSError as error:
+        return f"on {host} it cannot read {run}: {error.strerror or error}"
+    if seen != token:
+        return f"on {host} {run} is another folder than the client's"
+    probe = os.path.join(run, f"probe-{uuid.uuid4().hex}")
+    try:
+        with open(probe, "w", encoding="utf-8") as stream:
+            stream.write(token)
+        os.remove(probe)
+    except OSError as error:
+        return f"on {host} it cannot write in {run}: {error.strerror or error}"
+    return None
+
+
+def _pieces(client, chunks: list, run: str, workers: int, progress: bool):
+    """Yield ``(index, piece)`` of every chunk in order, a few chunks per worker in flight; the
+    progress bar counts the files as the cluster finishes them."""
+    from distributed import as_completed
+
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=sum(map(len, chunks)), unit="file", file=sys.stderr, desc="ingest",
+                   leave=False, miniters=1)
+    window = max(2, workers * 4)
+    futures, done, games = {}, {}, 0
+    running = as_completed()
+    submitted = 0
+    try:
+        for index in range(len(chunks)):
+            while submitted < len(chunks) and submitted - index < window:
+                future = client.submit(read_piece, chunks[submitted], run, submitted,
+                                       pure=False)
+                futures[future] = submitted
+                running.add(future)
+                submitted += 1
+            while index not in done:
+                future = next(running)
+                try:
+                    piece = future.result()
+                except Exception as error:  # a worker that cannot write, or died too often
+                    raise ClusterError(f"a task of the ingest failed on the cluster: "
+                                       f"{type(error).__name__}: {error}; the batch it belonged "
+                                       f"to was not committed") from None
+                done[futures.pop(future)] = piece
+                if bar is not None:
+                    games += sum(len(f[4]) for f in piece["files"])
+                    bar.set_postfix_str(f"games {games:,}", refresh=False)
+                    bar.update(len(piece["files"]))
+            yield index, done.pop(index)
+    finally:
+        if bar is not None:
+            bar.close()
+        for future in futures:
+            future.cancel()
+
+
+def read_piece(chunk: list, run: str, index: int) -> dict:
+    """On a worker: read the files of ``chunk`` (``[(path, sha256 stored or None)]``) and write
+    their games' rows, with provisional ids, as one piece folder in ``run``. Returns the piece's
+    folder and, per file, ``(path, sha256, size, skipped, games, file findings)`` where each
+    game is ``(fingerprint, detail, identity, positions, findings)``."""
+    batch = Batch(0)
+    files, local = [], 0
+    for path, stored in chunk:
+        digest, size = file_digest(path)
+        if digest is not None and digest == stored:
+            files.append((path, digest, size, True, [], 0))
+            continue
+        read = read_file(path, labels=True, lines=True)
+        games = []
+        for game in read.games:
+            batch.add_game(local, game)
+            batch.add_source(local, game)
+            batch.add_findings(local, path, game.index, game.findings)
+            games.append((game.fingerprint, *source_facts(game), len(game.keys),
+                          len(game.findings)))
+            local += 1
+        batch.add_findings(None, path, None, read.findings)
+        files.append((path, digest, size, False, games, len(read.findings)))
+    folder = Path(run) / f"p{index:06d}-{uuid.uuid4().hex}"
+    try:
+        folder.mkdir()
+        tables = batch.tables()
+        for name in PIECE_TABLES:
+            pq.write_table(tables[name], folder / f"{name}.parquet", compression="lz4")
+    except OSError as error:
+        raise OSError(f"worker on {socket.gethostname()} cannot write {folder}: "
+                      f"{error.strerror or error}") from None
+    return {"folder": str(folder), "games": local, "files": files}
+
+
+class _Plan:
+    """The batch being planned by the client: which rows of which pieces it takes, with which
+    final game ids."""
+
+    def __init__(self, number: int):
+        self.number = number
+        self.positions = 0
+        self.files: list = []  # (path, sha256, size, game ids)
+        self.retired: list = []
+        #: piece index -> {"folder", "final": array of final ids (-1: not in this batch),
+        #: "content": the new games, "paths": the files of this batch}
+        self.pieces: dict = {}
+        self._describer: dict = {}  # game id -> (piece index, local id) of its games row
+
+    def _piece(self, index: int, piece: dict) -> dict:
+        if index not in self.pieces:
+            n = piece["games"] + 1  # one more: the findings about a file (no game) point there
+            self.pieces[index] = {"folder": piece["folder"], "final": np.full(n, -1, np.int32),
+                                  "content": np.zeros(n, bool), "describe": np.zeros(n, bool),
+                                  "paths": []}
+        return self.pieces[index]
+
+    def place(self, index: int, piece: dict, local: int, game_id: int, added: bool,
+              describe: bool, positions: int) -> None:
+        """Game ``local`` of piece ``index`` is game ``game_id`` (``Catalogue.place``)."""
+        entry = self._piece(index, piece)
+        entry["final"][local] = game_id
+        if added:
+            entry["content"][local] = True
+            self.positions += positions
+        if added or describe:  # the last source to describe a game in a batch gives its row
+            self._describer[game_id] = (index, local)
+
+    def add_file(self, index: int, piece: dict, path: str, digest, size, game_ids: list) -> None:
+        self._piece(index, piece)["paths"].append(path)
+        self.files.append((path, digest, size, game_ids))
+
+    def spec(self) -> list:
+        """What ``write_batch`` needs, per piece in order."""
+        for entry in self.pieces.values():
+            entry["describe"][:] = False
+        for index, local in self._describer.values():
+            self.pieces[index]["describe"][local] = True
+        return [self.pieces[i] for i in sorted(self.pieces)]
+
+
+class _Commit:
+    """One planned batch being written by a worker, committed by ``finish`` (the commits stay
+    in order; the client plans the next batch meanwhile)."""
+
+    def __init__(self, client, store: Store, plan: _Plan, next_game: int, labels: dict):
+        self.store, self.plan, self.next_game, self.labels = store, plan, next_game, labels
+        self.name = f"b{plan.number:06d}"
+        self.folder = store._new_folder(store.manifest(), self.name)
+        files = pa.Table.from_pydict(
+            {"path": [f[0] for f in plan.files], "sha256": [f[1] for f in plan.files],
+             "size": [f[2] for f in plan.files], "games": [f[3] for f in plan.files],
+             "batch": [plan.number] * len(plan.files)}, schema=TABLES["files"])
+        retired = pa.Table.from_pydict({"path": plan.retired,
+                                        "batch": [plan.number] * len(plan.retired)},
+                                       schema=TABLES["retired"])
+        # ahead of the reads queued on the workers
+        self.future = client.submit(write_batch, plan.spec(), str(self.folder), plan.number,
+                                    {"files": files, "retired": retired}, pure=False,
+                                    priority=100)
+
+    def finish(self) -> str:
+        """Wait for the batch, then commit it as ``Store.commit`` does: rename it into
+        ``batches/``, replace the manifest."""
+        store = self.store
+        try:
+            self.future.result()
+            store._install(self.folder, self.name)
+        except BaseException as error:
+            self.abandon()
+            if isinstance(error, OSError):
+                raise store._disk_error(error, f"writing batch {self.name}") from None
+            raise
+        manifest = store.manifest()
+        store._write_manifest({**manifest, "next_game": self.next_game,
+                               "batches": manifest["batches"] + [self.name],
+                               "labels": self.labels})
+        last = max(self.plan.pieces)
+        for index, entry in self.plan.pieces.items():  # the last may go on in the next batch
+            if index != last:
+                shutil.rmtree(entry["folder"], ignore_errors=True)
+        return self.name
+
+    def abandon(self) -> None:
+        self.future.cancel()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def write_batch(pieces: list, folder: str, number: int, client_tables: dict) -> int:
+    """On a worker: write batch ``number`` into ``folder`` from the rows of ``pieces`` (see
+    ``_Plan.spec``) with the final game ids, positions sorted by key; returns its positions."""
+    parts = {name: [] for name in PIECE_TABLES}
+    for entry in pieces:
+        final, content, describe = entry["final"], entry["content"], entry["describe"]
+        paths = pa.array(entry["paths"], pa.string())
+        for name in PIECE_TABLES:
+            table = pq.read_table(Path(entry["folder"]) / f"{name}.parquet")
+            local = pc.fill_null(table.column("game"), -1).to_numpy(zero_copy_only=False)
+            about_file = local < 0
+            local = np.where(about_file, len(final) - 1, local)
+            if name == "games":
+                keep = describe[local]
+            elif name in ("moves", "positions", "labels"):
+                keep = content[local]
+            else:  # sources, findings: every game of the batch's files, and the files' findings
+                keep = np.where(about_file, pc.is_in(table.column("path"), value_set=paths)
+                                .to_numpy(zero_copy_only=False), final[local] >= 0)
+            table = table.filter(pa.array(keep))
+            ids = pa.array(final[local][keep], pa.int32(), mask=about_file[keep])
+            table = table.set_column(table.schema.get_field_index("game"), "game", ids)
+            if "batch" in table.schema.names:
+                table = table.set_column(table.schema.get_field_index("batch"), "batch",
+                                         pa.array(np.full(table.num_rows, number, np.int32)))
+            parts[name].append(table)
+    tables = {name: pa.concat_tables(parts[name]) if parts[name]
+              else TABLES[name].empty_table() for name in PIECE_TABLES}
+    tables["games"] = tables["games"].sort_by("game")
+    tables["positions"] = tables["positions"].sort_by(
+        [("key", "ascending"), ("game", "ascending"), ("ply", "ascending")])
+    tables.update(client_tables)
+    for name in TABLES:
+        write_table(tables[name].cast(TABLES[name]), Path(folder) / f"{name}.parquet", name)
+    return tables["positions"].num_rows
+
+
+def _forget_new_store(store: Store) -> None:
+    """Remove what the writer's lock and an empty first manifest left in a folder that was not
+    a store before this run (the ingest stopped before any work)."""
+    for name in ("manifest.json", "kifudb.duckdb", ".lock"):
+        try:
+            (store.root / name).unlink()
+        except OSError:
+            pass
+    shutil.rmtree(store.root / "tmp", ignore_errors=True)
+    try:
+        store.root.rmdir()
+    except OSError:
+        pass
