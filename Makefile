@@ -1,8 +1,9 @@
 # The two commands of the README: `make demo` (the main job: ingest the samples, open the
 # dashboard) and `make test` (the whole suite); `make test-fast` leaves out the slow tests.
 # Each creates .venv with the project and its dev extras when it is missing or out of date,
-# and compiles the engine (core/: rules, keys, the notations' move parsers) with mypyc when a C
-# compiler is there (`native`).
+# and compiles the engine (core/: rules, keys, the notations' move parsers) and the hot readers
+# (ingest/: KIF, CSA, the record builder, the replay) with mypyc when a C compiler is there
+# (`native`).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -24,7 +25,7 @@ $(STAMP): pyproject.toml
 
 # compile again whenever a source may have changed; without a C compiler, one line says so and
 # the interpreted source runs
-$(NATIVE): $(STAMP) tools/build_native.py $(wildcard core/*.py core/notation/*.py)
+$(NATIVE): $(STAMP) tools/build_native.py $(wildcard core/*.py core/notation/*.py ingest/*.py)
 	$(BIN)/python tools/build_native.py
 
 native: $(NATIVE)
@@ -52,7 +53,9 @@ test: $(STAMP) chromium native
 # modules): core's and the readers' doctests and tests
 PURE_TESTS := core ingest tests/test_rules.py tests/test_position.py tests/test_game.py \
 	tests/test_notation.py tests/test_svg.py tests/test_native.py tests/test_validate.py \
-	tests/test_decode.py tests/test_builder.py $(wildcard tests/test_ingest_*.py)
+	tests/test_decode.py tests/test_builder.py $(wildcard tests/test_ingest_*.py) \
+	tests/test_dialects.py tests/test_evaluation.py tests/test_roundtrip.py \
+	tests/test_replay_scale.py tests/test_hostile_input.py
 test-pure: $(STAMP)
 	KIFUDB_PURE=1 $(BIN)/python -m pytest -q $(PURE_TESTS)
 

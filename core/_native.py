@@ -3,9 +3,11 @@
 The modules of ``COMPILED`` are plain Python, and ``make`` also compiles them with mypyc
 (``tools/build_native.py``) when a C compiler is there: the extension modules land beside the
 sources, and Python imports them in preference. The same source then runs as machine code.
+They are the engine (``core``) and the hot readers of ``ingest`` (the KIF and CSA readers, the
+record builder and its records, the replay).
 
-``choose()`` runs first thing in ``import core`` (every compiled module is in ``core``) and
-keeps the interpreted source when
+``choose()`` runs first thing in ``import core`` (and ``import ingest`` imports ``core`` first)
+and keeps the interpreted source when
 
 - ``KIFUDB_PURE`` is set (to anything but ``0``): ``make test-pure`` runs the tests so, or
 - the build is out of date: a source of ``COMPILED`` differs from the one compiled (the build
@@ -30,7 +32,8 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The modules mypyc compiles (one shared library, ``core.compiled__mypyc``), as source paths.
+#: The modules mypyc compiles (one shared library, ``core.compiled__mypyc``), as source paths:
+#: the engine, and the readers' hot path (``Findings``, a ``list`` subclass, stays interpreted).
 COMPILED = (
     "core/pieces.py", "core/tables.py", "core/key.py", "core/move.py", "core/position.py",
     "core/game.py", "core/handicap.py", "core/impasse.py",
@@ -38,6 +41,8 @@ COMPILED = (
     "core/notation/usi.py", "core/notation/kif.py", "core/notation/ki2.py",
     "core/notation/csa.py", "core/notation/jkf.py", "core/notation/western.py",
     "core/notation/written.py", "core/notation/bod.py",
+    "ingest/record.py", "ingest/builder.py", "ingest/kif.py", "ingest/csa.py",
+    "ingest/headers.py", "ingest/result.py", "ingest/validate.py",
 )
 #: What the build wrote: ``{"extension_suffix": ..., "sources": {path: sha256}}``.
 BUILD_RECORD = ROOT / "core" / "compiled.json"

@@ -9,3 +9,5 @@ ending, ``ingest.headers`` normalizes the headers); ``ingest.pipeline`` does all
 file behind one safety net — with the castles and openings of ``labels`` — and hands each game
 on as a ``StoredGame``. Nothing here knows Arrow, DuckDB or the store.
 """
+
+import core  # noqa: F401 first: ``core._native`` picks the compiled build or the source (ours too)

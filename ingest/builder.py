@@ -70,7 +70,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional
+from typing import Optional, Union
 
 from core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
 from core.pieces import BLACK, WHITE
@@ -101,9 +101,10 @@ def quote(text: str) -> str:
 
 def _pending(line: "Line") -> list:
     """The comments waiting for ``line``'s first move, as a list (made at the first)."""
-    if not line.pending:
-        line.pending = []
-    return line.pending
+    pending = line.pending
+    if not isinstance(pending, list):
+        pending = line.pending = []
+    return pending
 
 
 def _comments(move: MoveRecord) -> list:
@@ -193,7 +194,8 @@ class Line:
         self.owner = owner
         self.parent = parent
         self.ending: Optional[DeclaredEnding] = None
-        self.pending = ()  # (comment, line) read before the line's first move (a list then)
+        #: (comment, line) read before the line's first move (a list then)
+        self.pending: Union[tuple, list] = ()
         self.after: Optional[list] = None  # [finding, count] of the moves after the ending
 
     @property
@@ -224,7 +226,8 @@ class RecordBuilder:
         self.main = Line(self.record.moves, 1, None, self.record, None)
         self.current = self.main
         self.lines = [self.main]
-        self.timed = None  # the MoveRecord or DeclaredEnding a time line belongs to
+        #: the MoveRecord or DeclaredEnding a time line belongs to
+        self.timed: Union[MoveRecord, DeclaredEnding, None] = None
 
     # ----- findings -----------------------------------------------------------------------------
 

@@ -65,6 +65,7 @@ from typing import Optional
 from core.pieces import (BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPES, UNPROMOTED,
                          piece, piece_colour, piece_type, square)
 from core.position import sfen_of, STARTING_SFEN, Position
+from core.notation._common import bounded_store
 from ingest.builder import Dialect, RecordBuilder, ascii_digits
 from ingest.record import GameRecord, ERROR, WARNING, read_safely
 from ingest.csa1 import read_csa1, looks_like_csa1
@@ -87,6 +88,9 @@ _SQUARES = [f"{f}{r}" for f in range(1, 10) for r in range(1, 10)]
 #: Every from- and to-square pair a CSA move can name ("7776", "0055"): one set lookup per move.
 _SQUARE_PAIRS = frozenset(a + b for a in ["00"] + _SQUARES for b in _SQUARES)
 _EVEN_BOARD = Position().board[:]  # the even-game start, 81 piece codes
+#: move lines (``[+-]DDDDXX``) already read: the moves most games play are checked once (one
+#: lookup of the line, whose hash the replay's lookup of the move text reuses)
+_MOVE_LINES: dict[str, bool] = {}
 
 
 def _starts_statement(text: str) -> bool:
@@ -397,7 +401,7 @@ class _Game:
     def all_to_hand(self, colour: int) -> None:
         """``00AL``: every piece not on the board nor in a hand goes to ``colour``'s hand."""
         counts = [0] * 9
-        for code in self.board:
+        for code in self.start_board():
             if code:
                 counts[UNPROMOTED[piece_type(code)]] += 1
         for t in HAND_TYPES:
@@ -451,7 +455,7 @@ class _Game:
         return record
 
 
-def read_csa(text: str, source: str = "", encoding: str = "") -> list:
+def read_csa(text: object, source: str = "", encoding: str = "") -> list:
     """The games of a CSA text (several when ``/`` lines separate them); never raises.
 
     ``text`` is already decoded; ``source`` and ``encoding`` are copied into each record.
@@ -466,11 +470,11 @@ def read_csa(text: str, source: str = "", encoding: str = "") -> list:
 
 
 def _read(text: str, source: str, encoding: str) -> list:
-    games = []
+    games: list = []
     carried: dict = {}
-    game = None
-    b = move = time = comment = None  # the game's builder, once its start is settled
-    pairs, codes = _SQUARE_PAIRS, _PIECE_CODES
+    game: Optional[_Game] = None
+    b: Optional[RecordBuilder] = None  # the game's builder, once its start is settled
+    pairs, codes, known = _SQUARE_PAIRS, _PIECE_CODES, _MOVE_LINES
     lines = text.split("\n")
     lines.append("")  # every line has one after it
     rows = enumerate(lines, start=1)
@@ -484,26 +488,28 @@ def _read(text: str, source: str, encoding: str) -> list:
             # handed to the builder as the statements of the general path below would be.
             c = line[0]
             if c == "+" or c == "-":
-                if line[1:5] in pairs and line[5:7] in codes:
+                if line in known or (line[1:5] in pairs and line[5:7] in codes):
                     if len(line) == 7:
+                        if line not in known:
+                            bounded_store(known, line, True)
                         after = lines[number]  # the next line
                         if after[:1] == "T":
-                            after = after.rstrip()
-                            if after[1:].isdigit() and after.isascii():
-                                move(line, number, None, int(after[1:]))
+                            seconds = after[1:].rstrip()
+                            if seconds.isdigit() and seconds.isascii():
+                                b.move(line, number, None, int(seconds))
                                 next(rows)  # the time line is read
                                 continue
-                        move(line, number)
+                        b.move(line, number)
                         continue
                     if line[7:9] == ",T" and line[9:].isdigit() and line.isascii():
-                        move(line[:7], number, None, int(line[9:]))
+                        b.move(line[:7], number, None, int(line[9:]))
                         continue
             elif c == "T":
                 if line[1:].isdigit() and line.isascii():
-                    time(int(line[1:]), number, line)
+                    b.time(int(line[1:]), number, line)
                     continue
             elif c == "'":
-                comment(line[1:], number)
+                b.comment(line[1:], number)
                 continue
         if line == "/":
             if game is not None:
@@ -523,7 +529,6 @@ def _read(text: str, source: str, encoding: str) -> list:
             game.statement(line, number)
         if b is None and game.b.settled:
             b = game.b
-            move, time, comment = b.move, b.time, b.comment
     if game is not None:
         games.append(game.finish(carried))
     if not games:
@@ -536,7 +541,7 @@ def _read(text: str, source: str, encoding: str) -> list:
 _STRONG = ("PI", "P1", "P+", "P-", "N+", "N-", "$", "V2", "V3", "'CSA encoding")
 
 
-def looks_like_csa(text: str) -> bool:
+def looks_like_csa(text: object) -> bool:
     """True if the first 40 non-empty lines read like CSA: mostly CSA statements, and at least
     one of a move (``+7776FU``), a start position, a player name, a version or a ``$`` line.
 

@@ -123,7 +123,7 @@ def _moves(game: RecordBuilder, line: str, number: int) -> None:
     """A line of unsigned CSA moves, 6 characters each, for the builder; what is not a move is
     kept as one (so the plies after it keep their numbers) and reported (``unparsable_line``)."""
     end = len(line) - len(line) % 6
-    bad = []
+    bad: list[str] = []
     more = 0  # the bad tokens after the first five, counted
     for i in range(0, end, 6):
         token = line[i:i + 6]

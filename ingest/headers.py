@@ -59,7 +59,7 @@ def parse_date(text: str) -> Optional[str]:
 
 def normalize_headers(raw: dict) -> dict:
     """The normalized fields of a record's raw headers (missing ones are None)."""
-    found = {}  # field -> (rank of its key in FIELDS, value)
+    found: dict[str, tuple[int, str]] = {}  # field -> (rank of its key in FIELDS, value)
     for key, value in raw.items():
         field = _FIELD_OF_KEY.get(key)
         if field is not None and value:

@@ -173,7 +173,7 @@ def stored_game(path: str, record: GameRecord, labels: bool = False, positions: 
         replayed.first_illegal_ply, replayed.illegal_code, replayed.final_sfen, replayed.winner,
         replayed.reason, record.ending.word if record.ending else None, replayed.fingerprint,
         replayed.findings, len(record.moves), len(record.variations), list(record.comments),
-        sum(len(m.comments) for m in record.moves))
+        record.move_comment_count())
     if record.comments:
         stored.black_rating, stored.white_rating = evaluation.ratings(record.comments)
     if lines:

@@ -16,109 +16,12 @@ by the rules engine, and a bad move is reported where it stands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Optional, Union
 
 from core.position import STARTING_SFEN
 
 from core.findings import ERROR, WARNING, INFO, Finding  # noqa: F401 (the readers' vocabulary)
-
-#: At most this many findings of one code and message on one line of a record are kept ...
-PER_LINE = 1
-#: ... and at most this many of one code and severity in one game; the others are counted
-#: (``Findings``).
-PER_GAME = 100
-
-
-class Findings(list):
-    """The findings of one game: a list that caps what it keeps, so that no damage can make the
-    findings outgrow the input (a line of a million ``▲`` is one finding, not a million).
-
-    ``add`` keeps the first ``PER_LINE`` findings that say the same (code and message) on a line,
-    and the first ``PER_GAME`` of a code and severity in the game (so an error is never hidden
-    behind warnings: a game with an error stays invalid); each further one is counted in one
-    ``too_many_findings`` finding (for its line, or for the game) whose message says how many
-    there were. It is a warning, an info when only infos were left out::
-
-        >>> findings = Findings()
-        >>> for column in range(1_000_000):
-        ...     _ = findings.add(Finding(WARNING, "unparsable_line", "a mark without a move", 3))
-        >>> [str(f) for f in findings]  # doctest: +NORMALIZE_WHITESPACE
-        ['warning unparsable_line (line 3): a mark without a move',
-         'warning too_many_findings (line 3): … and 999,999 more unparsable_line findings on this line']
-
-    Appending directly (``append``, ``extend``, ``+=``) keeps everything: those paths are for
-    findings known to be few. ``copy`` keeps the counts, ``add_all`` adds many through ``add``.
-    """
-
-    # the counts are made at the first ``add``: a game without findings pays nothing for them
-    _codes = _lines = _over = None
-
-    def add(self, finding: Finding) -> Finding:
-        """Keep ``finding`` or count it (see the class docstring); returns it either way."""
-        codes = self._codes
-        if codes is None:
-            codes = self._codes = {}
-            self._lines, self._over = {}, {}
-        code, line = finding.code, finding.line
-        kind = (code, finding.severity)
-        kept = codes.get(kind, 0)
-        if kept >= PER_GAME:
-            self._more(None, code, finding.severity, 1)
-            return finding
-        if line is not None:
-            key = (line, code, finding.message)
-            on_line = self._lines.get(key, 0)
-            if on_line >= PER_LINE:
-                self._more(line, code, finding.severity, 1)
-                return finding
-            self._lines[key] = on_line + 1
-        codes[kind] = kept + 1
-        self.append(finding)
-        return finding
-
-    def add_all(self, findings) -> None:
-        """``add`` each of ``findings``; the counts of another ``Findings`` are carried over."""
-        over = getattr(findings, "_over", None) or {}
-        summaries = {id(entry[0]) for entry in over.values()}
-        for finding in findings:
-            if id(finding) not in summaries:
-                self.add(finding)
-        for (line, code), (summary, count) in over.items():
-            self._more(line, code, summary.severity, count)
-
-    def _more(self, line, code: str, severity: str, count: int) -> None:
-        """Count ``count`` findings of ``code`` left out on ``line`` (None: in the game)."""
-        if self._codes is None:
-            self._codes, self._lines, self._over = {}, {}, {}
-        key = (line, code)
-        entry = self._over.get(key)
-        if entry is None:
-            entry = self._over[key] = [Finding(INFO, "too_many_findings", "", line), 0]
-            self.append(entry[0])
-        summary = entry[0]
-        entry[1] += count
-        if severity != INFO:
-            summary.severity = WARNING
-        where = "in this game" if line is None else "on this line"
-        plural = "s" if entry[1] > 1 else ""
-        summary.message = f"… and {entry[1]:,} more {code} finding{plural} {where}"
-
-    def copy(self) -> "Findings":
-        """A copy that goes on counting where this one stands (its summaries are its own)."""
-        new = Findings()
-        if self._codes is None:
-            list.extend(new, self)
-            return new
-        new._codes, new._lines, new._over = dict(self._codes), dict(self._lines), {}
-        clones = {}
-        for key, (summary, count) in self._over.items():
-            clone = Finding(summary.severity, summary.code, summary.message, summary.line,
-                            summary.ply, summary.text)
-            clones[id(summary)] = clone
-            new._over[key] = [clone, count]
-        list.extend(new, (clones.get(id(f), f) for f in self))
-        return new
-
+from ingest.findings import PER_GAME, PER_LINE, Findings  # noqa: F401 (the readers' too)
 
 #: the comments of a move that has none (shared: never appended to)
 NO_COMMENTS: tuple = ()
@@ -141,7 +44,7 @@ class MoveRecord:
     notation: str = "usi"
     seconds: Optional[float] = None
     total_seconds: Optional[float] = None
-    comments: list = field(default_factory=list)
+    comments: Union[list, tuple] = field(default_factory=list)
     bookmark: Optional[str] = None
 
     def __init__(self, text: str, line: Optional[int] = None, notation: str = "usi",
@@ -157,6 +60,12 @@ class MoveRecord:
         self.comments = NO_COMMENTS if comments is None else comments
         self.bookmark = bookmark
 
+    def __reduce__(self) -> tuple:
+        """Pickled (and copied) by its fields: a compiled record is made again by ``__init__``."""
+        comments = self.comments if isinstance(self.comments, list) else None
+        return MoveRecord, (self.text, self.line, self.notation, self.seconds, self.total_seconds,
+                            comments, self.bookmark)
+
 
 @dataclass(slots=True)
 class Variation:
@@ -171,6 +80,10 @@ class Variation:
     parent: Optional[int] = None
     line: Optional[int] = None
     ending: Optional["DeclaredEnding"] = None
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields (see ``MoveRecord.__reduce__``)."""
+        return Variation, (self.start_ply, self.moves, self.parent, self.line, self.ending)
 
 
 @dataclass
@@ -188,6 +101,11 @@ class DeclaredEnding:
     seconds: Optional[float] = None
     summary: str = ""  # the KIF/KI2 "まで…" line, if any
     winner: Optional[str] = None
+
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields (see ``MoveRecord.__reduce__``)."""
+        return DeclaredEnding, (self.word, self.line, self.mover, self.seconds, self.summary,
+                                self.winner)
 
 
 @dataclass
@@ -212,9 +130,33 @@ class GameRecord:
     #: and comments on to a game beside it
     recognised: bool = True
 
+    def __reduce__(self) -> tuple:
+        """Pickled by its fields (see ``MoveRecord.__reduce__``), moves and findings too::
+
+            >>> import pickle
+            >>> record = GameRecord("x.kif", 0, "kif", "utf-8", ending=DeclaredEnding("投了"))
+            >>> record.moves.append(MoveRecord("７六歩(77)", 1, "kif", comments=["good"]))
+            >>> _ = record.add(WARNING, "bad_time", "not a time", 1)
+            >>> copy = pickle.loads(pickle.dumps(record))
+            >>> copy == record, type(copy.findings).__name__
+            (True, 'Findings')
+        """
+        return GameRecord, (self.source, self.index, self.format, self.encoding, self.headers,
+                            self.start_sfen, self.handicap, self.moves, self.variations,
+                            self.comments, self.ending, self.findings, self.first_line,
+                            self.recognised)
+
     def add(self, severity: str, code: str, message: str, line=None, ply=None, text="") -> Finding:
         """Record a finding about this game (capped: ``Findings``) and return it."""
         return self.capped().add(Finding(severity, code, message, line, ply, text))
+
+    def move_comment_count(self) -> int:
+        """How many comments the main-line moves carry."""
+        count = 0
+        move: MoveRecord
+        for move in self.moves:
+            count += len(move.comments)
+        return count
 
     def capped(self) -> Findings:
         """``findings`` as a ``Findings`` (made one if a plain list was put there)."""

@@ -23,7 +23,7 @@ import hashlib
 from itertools import islice
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Optional
+from typing import Callable, Iterable, Optional, Union
 
 from core.game import Game
 from core.move import Move
@@ -35,17 +35,36 @@ from core.notation.written import written_destination
 from core.position import Position, SfenError
 from ingest.builder import quote
 from ingest.headers import header_findings, normalize_headers
-from ingest.record import ERROR, WARNING, INFO, Finding, Findings, GameRecord
+from ingest.record import ERROR, WARNING, INFO, Finding, Findings, GameRecord, MoveRecord
 from ingest.result import settle
 
 
-def _read_usi(position, text):
+def _read_usi(position: Position, text: str) -> Move:
     return Move.from_usi(text)
 
 
 #: notation -> reader(position, text) -> Move (KIF and KI2 read 同 from the position's last move)
-READERS = {"usi": _read_usi, "csa": parse_csa_move, "kif": parse_kif_move, "ki2": parse_ki2_move,
-           "jkf": parse_jkf_move}
+READERS: dict[str, Callable[[Position, str], Move]] = {
+    "usi": _read_usi, "csa": parse_csa_move, "kif": parse_kif_move, "ki2": parse_ki2_move,
+    "jkf": parse_jkf_move}
+
+
+def read_move(notation: str, position: Position, text: str) -> Move:
+    """The move ``text`` says in ``position``, read in its ``notation`` (``READERS``); a
+    ``ValueError`` (``NotationError``, bad USI, bad JSON) when it names none. The commonest
+    notations are called directly (the compiled build then skips a generic call)::
+
+        >>> read_move("csa", Position(), "+7776FU"), read_move("usi", Position(), "7g7f")
+        (Move.from_usi('7g7f'), Move.from_usi('7g7f'))
+    """
+    if notation == "kif":
+        return parse_kif_move(position, text)
+    if notation == "csa":
+        return parse_csa_move(position, text)
+    reader = READERS.get(notation)
+    if reader is None:
+        raise ValueError(f"no reader for notation {notation!r}")
+    return reader(position, text)
 
 
 @dataclass
@@ -99,7 +118,8 @@ class ValidatedGame:
         return out
 
 
-def replay_line(start, moves, first_ply: int = 1, branch_plies=()) -> LineReplay:
+def replay_line(start: Union[Game, str], moves: list, first_ply: int = 1,
+                branch_plies: Iterable[int] = ()) -> LineReplay:
     """Replay ``moves`` (``MoveRecord``s) from ``start`` (an SFEN, or a ``Game`` to go on
     with); ``first_ply`` is the ply number of the first of ``moves``. The position before each
     ply of ``branch_plies`` (where variations branch off this line) is kept in
@@ -110,21 +130,19 @@ def replay_line(start, moves, first_ply: int = 1, branch_plies=()) -> LineReplay
     else:
         try:
             game = Game(start)
-        except SfenError as error:
+        except SfenError as bad_start:
             return LineReplay(None, first_ply if moves else None, "bad_start_position",
-                              [Finding(ERROR, "bad_start_position", str(error))])
+                              [Finding(ERROR, "bad_start_position", str(bad_start))])
     result = LineReplay(game)
     position = game.position
-    play = game.play
+    play = game.play  # an attribute lookup, so a wrapper put on ``Game.play`` runs (tests count so)
     wanted = set(branch_plies)
+    record: MoveRecord
     for i, record in enumerate(moves):
         if wanted and first_ply + i in wanted:
             result.branches[first_ply + i] = position.copy(last_move=True)
-        reader = READERS.get(record.notation)
         try:
-            if reader is None:
-                raise ValueError(f"no reader for notation {record.notation!r}")
-            move = reader(position, record.text)
+            move = read_move(record.notation, position, record.text)
         except ValueError as error:  # NotationError, bad USI, bad JSON are all ValueErrors
             code = getattr(error, "code", "unparsable_move")
             message = getattr(error, "message", None) or str(error)
@@ -209,11 +227,10 @@ def validate_record(record: GameRecord) -> ValidatedGame:
                                 record.moves[game.ending.ply].text))
     winner, reason, result_findings = settle(record.ending, game, main.first_illegal_ply is None)
     findings += result_findings
-    lines = {None: main}
+    lines: dict[Optional[int], Optional[LineReplay]] = {None: main}
     for index, variation in enumerate(record.variations):
         findings.add_all(_replay_variation(record, index, variation, lines))
-    variations = [lines[i].game.moves[v.start_ply - 1:] if lines[i] is not None else []
-                  for i, v in enumerate(record.variations)]
+    variations = [_replayed_moves(lines[i], v.start_ply) for i, v in enumerate(record.variations)]
     usi = list(map(Move.usi, game.moves))
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
@@ -221,6 +238,13 @@ def validate_record(record: GameRecord) -> ValidatedGame:
                          fingerprint(game.start_sfen, usi, main.first_illegal_ply,
                                      _written_from(record, main.first_illegal_ply)),
                          findings, game, variations)
+
+
+def _replayed_moves(line: Optional[LineReplay], start_ply: int) -> list:
+    """The moves of a variation that replayed (none when it was not replayed)."""
+    if line is None or line.game is None:
+        return []
+    return line.game.moves[start_ply - 1:]
 
 
 def _written_from(record: GameRecord, ply):
