@@ -11,8 +11,9 @@
   the sidebar is ``SIDEBAR_NARROW`` pixels wide (not 300), so that tables keep all their columns
   at 820 px too;
 - the explorer's moves: each row's button (the move) is stretched over its row, so that a
-  click anywhere on the row plays the move; the row's figures line up under the header, and
-  the latest date is left out when the list is narrow.
+  click anywhere on the row plays the move; the row's figures line up under the header; the
+  performance (rated games) is left out when the list is under 700 pixels wide, and the latest
+  date under 600.
 """
 
 from __future__ import annotations
@@ -73,6 +74,9 @@ CSS = f"""
 .kifudb-move-stats .latest {{
   width: 6.4em; flex: none; text-align: right; white-space: nowrap;
   font-variant-numeric: tabular-nums; color: rgba(49, 51, 63, 0.7);
+}}
+@container (max-width: 700px) {{
+  .kifudb-move-stats .perf, .kifudb-move-head .perf {{ display: none; }}
 }}
 @container (max-width: 600px) {{
   .kifudb-move-stats .latest, .kifudb-move-head .latest {{ display: none; }}
