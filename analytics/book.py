@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from pathlib import Path
 from typing import Optional
 
 from analytics import checks
@@ -129,22 +128,12 @@ def write_book(store, output, *, filters: GameFilter = GameFilter(), min_games: 
                max_ply: Optional[int] = None) -> dict:
     """Write the book of the games of ``filters`` to the file ``output`` (replaced once
     complete) and say its size: ``positions``, ``moves`` and ``games`` (that gave moves)."""
-    output = Path(output)
-    if not output.parent.is_dir():
-        raise ValueError(f"cannot write {output}: no folder {output.parent}")
-    if output.is_dir():
-        raise ValueError(f"cannot write {output}: it is a folder")
+    output = checks.output_file(output)
     entries, games = _collect(store, filters, min_games, max_ply)
-    partial = output.with_name(output.name + ".part")
-    try:
-        with open(partial, "w", encoding="ascii", newline="\n") as stream:
-            stream.write(HEADER + "\n")
-            for sfen, lines in entries:
-                stream.write(f"sfen {sfen}\n")
-                stream.writelines(f"{m} {p} {v} {d} {c}\n" for m, p, v, d, c in lines)
-        os.replace(partial, output)
-    finally:
-        if partial.exists():
-            partial.unlink()
+    with checks.whole_file(output, "w", encoding="ascii", newline="\n") as stream:
+        stream.write(HEADER + "\n")
+        for sfen, lines in entries:
+            stream.write(f"sfen {sfen}\n")
+            stream.writelines(f"{m} {p} {v} {d} {c}\n" for m, p, v, d, c in lines)
     return {"positions": len(entries), "moves": sum(len(lines) for _, lines in entries),
             "games": games}

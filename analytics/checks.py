@@ -14,7 +14,10 @@ text of dates in answers.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import os
+from pathlib import Path
 from typing import Optional
 
 
@@ -63,6 +66,38 @@ def game_id(value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"a game id is an integer, not {value!r}")
     return value
+
+
+def output_file(value) -> Path:
+    """``value`` as a ``Path`` a file may be written at: in a folder that exists, not a folder."""
+    output = Path(value)
+    if not output.parent.is_dir():
+        raise ValueError(f"cannot write {output}: no folder {output.parent}")
+    if output.is_dir():
+        raise ValueError(f"cannot write {output}: it is a folder")
+    return output
+
+
+@contextlib.contextmanager
+def whole_file(path: Path, mode: str = "wb", **options):
+    r"""Write ``path`` whole or not at all: the block writes to the stream of ``path.part``,
+    which replaces ``path`` when the block ends, and is removed if it fails::
+
+        >>> import tempfile
+        >>> target = Path(tempfile.mkdtemp()) / "book.db"
+        >>> with whole_file(target, "w", encoding="ascii") as stream:
+        ...     _ = stream.write("#YANEURAOU-DB2016 1.00\n")
+        >>> target.read_text(), sorted(p.name for p in target.parent.iterdir())
+        ('#YANEURAOU-DB2016 1.00\n', ['book.db'])
+    """
+    partial = path.with_name(path.name + ".part")
+    try:
+        with open(partial, mode, **options) as stream:
+            yield stream
+        os.replace(partial, path)
+    finally:
+        if partial.exists():
+            partial.unlink()
 
 
 def iso(value) -> Optional[str]:

@@ -28,6 +28,7 @@ import sqlalchemy as sa
 
 from analytics import checks
 from analytics.filters import GameFilter
+from labels.players import canonical
 from store.engine import fetch, game_summary
 
 __all__ = ["ratings", "player_rating", "expected", "START", "K"]
@@ -78,6 +79,4 @@ def ratings(store, *, filters: GameFilter = GameFilter()) -> dict:
 
 def player_rating(store, player: str, *, filters: GameFilter = GameFilter()):
     """One player's computed rating (its canonical name), or None if it has no rated game."""
-    from labels.players import canonical
-
     return ratings(store, filters=filters).get(canonical(checks.name(player, "player")).name)

@@ -67,12 +67,11 @@ import sqlalchemy as sa
 from analytics import checks
 from analytics.filter_options import (  # noqa: F401 (re-exported)
     OPTIONS, RATING_OF, WINNERS, FilterOption)
-from core.handicap import canonical_name
+from core.handicap import HANDICAPS, canonical_name
 from labels.players import canonical as player_name
 from store.engine import game_summary, labels
 
 __all__ = ["GameFilter", "FilterError", "WINNERS", "FilterOption", "OPTIONS", "from_options"]
-
 
 
 class FilterError(ValueError):
@@ -164,6 +163,18 @@ class GameFilter:
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)
                 if getattr(self, field.name) is not None}
 
+    def start_sfen(self) -> Optional[str]:
+        """The SFEN the games of the chosen handicap start from — where the explorer starts, and
+        where moves given without a start are played from —; None without a handicap (or for
+        one without a standard start, such as その他)::
+
+            >>> GameFilter(handicap="KY").start_sfen()
+            'lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1'
+            >>> GameFilter().start_sfen() is None
+            True
+        """
+        return HANDICAPS.get(self.handicap)
+
     def replace(self, **changes) -> GameFilter:
         """This filter with some fields changed (None unsets one); checked like a new one."""
         return dataclasses.replace(self, **changes)
@@ -243,6 +254,7 @@ def _flag(value, name: str) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be True or False, not {value!r}")
     return value
+
 
 _CHECKS = {
     "player": checks.text, "event": checks.text, "handicap": _handicap, "decided": _flag,

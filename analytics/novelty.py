@@ -31,6 +31,7 @@ import sqlalchemy as sa
 
 from analytics import checks
 from analytics.filters import GameFilter
+from core.move import code_usi
 from store.engine import fetch, game_summary, positions
 
 __all__ = ["novelties", "game_novelty", "all_novelties"]
@@ -97,8 +98,6 @@ def novelties(store, limit: int = 20, offset: int = 0, *,
         store, sa.select(G.game, G.date, G.black, G.white, G.event)
         .where(G.game.in_(sa.bindparam("ids", sorted(by_game) or [0], expanding=True)))),
         "date")}
-    from store.schema import code_usi
-
     found = []
     for game, plies in by_game.items():
         ply = next((p for p in sorted(plies) if p >= 1 and plies[p]["earlier"] == 0), None)

@@ -33,11 +33,10 @@ import sqlalchemy as sa
 from analytics import checks
 from analytics.filters import GameFilter
 from store.engine import fetch, game_summary, games, moves
+from store.schema import MATE as STORED_MATE  # a mate as ``score_black`` keeps it
 
 __all__ = ["PlayedMove", "PlayedGame", "played_games", "engine_score", "VALUE_MATE"]
 
-#: A mate as the store keeps it in ``score_black`` (``ingest.evaluation.MATE``).
-STORED_MATE = 100_000
 #: YaneuraOu's ``VALUE_MATE``: a mate in n plies scores ``VALUE_MATE - n`` for the side that mates.
 VALUE_MATE = 32_000
 #: Scores that are not mates are kept below YaneuraOu's ``VALUE_MATE_IN_MAX_PLY`` (32000 - 246).

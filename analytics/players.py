@@ -74,9 +74,12 @@ def suggestions(store) -> list:
     held = {r["player"] for r in rows}
     found = []
     for r in rows:
-        if r["player"] != r["written"] or not canonical(r["written"]).ambiguous:
+        if r["player"] != r["written"]:
             continue
-        candidates = canonical(r["written"]).candidates
+        resolved = canonical(r["written"])
+        if not resolved.ambiguous:
+            continue
+        candidates = resolved.candidates
         ordered = [c for c in candidates if c in held] + [c for c in candidates if c not in held]
         found.append({"written": r["written"], "games": r["games"], "undated": r["undated"],
                       "candidates": ordered,

@@ -44,13 +44,14 @@ from core.move import code_move, code_usi
 from core.notation import ki2_move, kif_move
 from core.position import Position
 from store.engine import fetch, game_summary, games, moves, positions, sources
+from store.schema import EVALUATION as EVALUATION_COLUMNS
 
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
            "position_key"]
 
-_usi = functools.lru_cache(maxsize=None)(code_usi)
+_usi = functools.lru_cache(maxsize=None)(code_usi)  # move codes are few (under 14,000)
 #: the keys of a move's evaluation (``store.schema``'s evaluation columns)
-EVALUATION = ("score", "score_black", "mate", "depth", "nodes", "pv", "engine", "dialect")  # move codes are few (under 14,000)
+EVALUATION = tuple(name for name, _ in EVALUATION_COLUMNS)
 
 
 # ----- position search -----------------------------------------------------------------------

@@ -393,12 +393,15 @@ def head_to_head(store, player: str, opponent: str, *,
 # ----- validation findings ----------------------------------------------------------------------
 
 
-def finding_counts(store, by: str = "code", severity: Optional[str] = None) -> list:
-    """Findings counted by ``code`` or by ``path`` (and severity): dicts of that column,
-    ``severity`` and ``count``, most frequent first."""
+def finding_counts(store, by: str = "code", severity: Optional[str] = None,
+                   code: Optional[str] = None) -> list:
+    """Findings (of ``severity``, of ``code``: None, all) counted by ``code`` or by ``path``
+    (and severity): dicts of that column, ``severity`` and ``count``, most frequent first."""
     f = views.findings.c
     column = f[checks.choice(by, "by", ("code", "path"))]
     conditions = []
+    if code is not None:
+        conditions.append(f.code == sa.bindparam("code", checks.name(code, "code")))
     if severity is not None:
         conditions.append(f.severity == sa.bindparam(
             "severity", checks.choice(severity, "severity", _SEVERITIES)))

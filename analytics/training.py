@@ -54,7 +54,6 @@ from __future__ import annotations
 
 import os
 import struct
-from pathlib import Path
 
 from analytics import checks
 from analytics.filters import GameFilter
@@ -83,34 +82,24 @@ def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(
     ``dedupe``), ``without_result`` and ``without_kings`` (games left out), ``bytes``."""
     checks.choice(fmt, "format", FORMATS)
     checks.at_least(min_ply, "min_ply", 0)
-    output = Path(output)
-    if not output.parent.is_dir():
-        raise ValueError(f"cannot write {output}: no folder {output.parent}")
-    if output.is_dir():
-        raise ValueError(f"cannot write {output}: it is a folder")
+    output = checks.output_file(output)
     summary = {"format": fmt, "records": 0, "games": 0, "evaluated": 0, "duplicates": 0,
                "without_result": 0, "without_kings": 0}
     seen: set = set()
-    partial = output.with_name(output.name + ".part")
-    try:
-        with open(partial, "wb") as stream:
-            for played in played_games(store, filters):
-                if played.winner not in _HCPE_RESULT:
-                    summary["without_result"] += 1
-                    continue
-                try:
-                    records = _records(played, fmt, min_ply, dedupe, seen, summary)
-                except PackingError:
-                    summary["without_kings"] += 1
-                    continue
-                if records:
-                    stream.write(b"".join(records))
-                    summary["records"] += len(records)
-                    summary["games"] += 1
-        os.replace(partial, output)
-    finally:
-        if partial.exists():
-            partial.unlink()
+    with checks.whole_file(output) as stream:
+        for played in played_games(store, filters):
+            if played.winner not in _HCPE_RESULT:
+                summary["without_result"] += 1
+                continue
+            try:
+                records = _records(played, fmt, min_ply, dedupe, seen, summary)
+            except PackingError:
+                summary["without_kings"] += 1
+                continue
+            if records:
+                stream.write(b"".join(records))
+                summary["records"] += len(records)
+                summary["games"] += 1
     summary["bytes"] = summary["records"] * RECORD_SIZE[fmt]
     return summary
 

@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.interpreted import compiled
 from core import _native
 from ingest.pipeline import read_data
 from ingest.read import record_files
@@ -190,7 +191,7 @@ def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
           f"files that every library reads alike, {games} games, each file {repeat}x; median of "
           f"{runs} interleaved runs, each in a fresh process; kifudb {_native.status()})")
     names = [name for name in TIMED
-             if name != "kifudb interpreted" or _native.status().startswith("compiled")]
+             if name != "kifudb interpreted" or compiled()]
     print(f"{'library':20s} {'positions/s':>13s} {'games/s':>9s} {'vs kifudb':>10s}")
     with tempfile.NamedTemporaryFile("w", suffix=".json", encoding="utf-8") as listing:
         json.dump([[path, codec, fmt] for path, _, codec, fmt in kept], listing)

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import socket
 import statistics
 import subprocess
 import sys
@@ -95,18 +94,14 @@ def random_positions(store_dir, count: int = 200, seed: int = 14) -> list:
     return [sfen + " 1" for sfen, _ in pick_positions(load_games(corpus), seed, count)]
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def start_server(store_dir) -> tuple:
     """``kifudb serve`` on ``store_dir`` on a free port: ``(process, base URL)`` once it
     answers ``/health``."""
     import httpx2
 
-    port = _free_port()
+    from bench.browser import free_port
+
+    port = free_port()
     server = subprocess.Popen([str(KIFUDB), "serve", "--store", str(store_dir), "--port",
                                str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, cwd=ROOT)

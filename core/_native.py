@@ -127,8 +127,7 @@ def is_compiled(module: object) -> bool:
 
 
 def status() -> str:
-    """``compiled: N modules (mypyc)`` or ``interpreted: why``."""
-    import importlib
+    """``compiled: N of M modules (mypyc)`` or ``interpreted: why``."""
     modules = [importlib.import_module(module_name(p)) for p in COMPILED]
     if any(is_compiled(m) for m in modules):
         loaded = [m for m in modules if is_compiled(m)]

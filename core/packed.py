@@ -180,15 +180,17 @@ def _decoder(table) -> dict:
     return {bits: code for code, bits in enumerate(table) if bits}
 
 
+def _hand_decoder(hand_tables, box_table) -> dict:
+    """Stream bits of a piece in hand -> (colour, type), or None for a piece in the box."""
+    codes: dict = {bits: (c, kind) for c in (BLACK, WHITE) for kind, bits in hand_tables[c].items()}
+    codes.update({bits: None for bits in box_table.values()})
+    return codes
+
+
 _HCP_BOARD_CODES = _decoder(_HCP_BOARD)
 _PSFEN_BOARD_CODES = _decoder(_PSFEN_BOARD)
-#: stream bits of a piece in hand -> (colour, type), or None for a piece in the box
-_HCP_HAND_CODES = {**{bits: (c, kind) for c in (BLACK, WHITE)
-                      for kind, bits in _HCP_HAND[c].items()},
-                   **{bits: None for bits in _APERY_BOX.values()}}
-_PSFEN_HAND_CODES = {**{bits: (c, kind) for c in (BLACK, WHITE)
-                        for kind, bits in _PSFEN_HAND[c].items()},
-                     **{bits: None for bits in _PSFEN_BOX.values()}}
+_HCP_HAND_CODES = _hand_decoder(_HCP_HAND, _APERY_BOX)
+_PSFEN_HAND_CODES = _hand_decoder(_PSFEN_HAND, _PSFEN_BOX)
 
 
 def _unpack(data: bytes, board_codes: dict, hand_codes: dict, name: str) -> Position:

@@ -88,9 +88,7 @@ FEW_GAMES = 5
 def score_by_year(rows: list) -> alt.LayerChart:
     """Black's score per year with its interval as a band, and the 50% line; each point sized
     by the year's decided games and labelled with their number (hollow below ``FEW_GAMES``)."""
-    frame = pl.from_dicts([{**r, "decided": r.get("decided", r["black_wins"] + r["white_wins"]
-                                                    + r["draws"])}
-                           for r in rows if r["black_score"] is not None],
+    frame = pl.from_dicts([r for r in rows if r["black_score"] is not None],
                           infer_schema_length=None)
     band = alt.Chart(frame).mark_area(opacity=0.25, color=BLACK_COLOUR).encode(
         x=alt.X("year:Q", title=None, axis=alt.Axis(format="d")),

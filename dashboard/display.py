@@ -86,13 +86,21 @@ def plain(text, lines: bool = False) -> str:
     return text.replace("\n", "  \n") if lines else " ".join(text.split("\n"))
 
 
+def shortened(text, chars: int = 32) -> str:
+    """``text`` cut to ``chars`` characters and ``…`` (a value of a URL or a record quoted in a
+    message).
+
+    >>> shortened("x" * 40, 4), shortened(12)
+    ('xxxx…', '12')
+    """
+    text = str(text)
+    return text if len(text) <= chars else text[:chars] + "…"
+
+
 def message(error) -> str:
     """An error's message for ``st.error``/``st.warning``: ``plain``, and cut short (a user's
     text quoted in it may be long)."""
-    text = str(error)
-    if len(text) > MESSAGE_CHARS:
-        text = text[:MESSAGE_CHARS] + "…"
-    return plain(text)
+    return plain(shortened(error, MESSAGE_CHARS))
 
 
 KINDS = {"castle": "囲い castles", "opening": "戦型 openings"}

@@ -1,8 +1,9 @@
 """The game filters of the sidebar — player, dates, event, handicap, decided games only, a
 minimum length, a minimum rating of both players; folded under "More filters": result, a
 maximum rating, whose rating the band is on (both players or the player to move), time
-control, engine or not, a castle or opening reached — shared by the explorer and the statistics pages (their values follow the user
-from page to page), as one ``analytics.filters.GameFilter``. On a mixed collection (opening
+control, engine or not, a castle or opening reached — shared by the explorer and the
+statistics pages (their values follow the user from page to page), as one
+``analytics.filters.GameFilter``. On a mixed collection (opening
 fragments, aborted games) "decided games only" and a minimum length take the noise out of the
 result bars and the scores."""
 

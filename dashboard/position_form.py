@@ -24,7 +24,7 @@ from core.notation.usi import parse_position_line
 from core.position import Position
 from dashboard.board import game_position
 from dashboard.nav import set_url
-from dashboard.display import message
+from dashboard.display import message, shortened
 
 #: The largest game id and ply a URL may ask for (JavaScript's whole numbers, and 32-bit plies).
 MAX_GAME, MAX_PLY = 2 ** 53 - 1, 2 ** 31 - 1
@@ -114,13 +114,26 @@ def given_position() -> Given | None:
     return None
 
 
-def _integer(text, name: str, low: int, high: int) -> int:
-    """A whole number of the URL, from ``low`` to ``high``; ``ValueError`` otherwise."""
+def whole_number(text, low: int, high: int) -> int | None:
+    """``text`` (a value of the URL) as a whole number from ``low`` to ``high`` (digits only),
+    else None.
+
+    >>> whole_number(" 12 ", 1, 99), whole_number("1.5", 0, 9), whole_number("-1", 0, 9)
+    (12, None, None)
+    """
     text = str(text).strip()
     if text.isascii() and text.isdigit() and len(text) <= 16 and low <= int(text) <= high:
         return int(text)
-    shown = text if len(text) <= 32 else text[:32] + "…"
-    raise ValueError(f"{name} must be a whole number from {low}, not {shown!r}")
+    return None
+
+
+def _integer(text, name: str, low: int, high: int) -> int:
+    """A whole number of the URL, from ``low`` to ``high``; ``ValueError`` otherwise."""
+    value = whole_number(text, low, high)
+    if value is None:
+        raise ValueError(f"{name} must be a whole number from {low}, not "
+                         f"{shortened(str(text).strip())!r}")
+    return value
 
 
 def _set_url(**values) -> None:

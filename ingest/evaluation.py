@@ -417,8 +417,8 @@ def read_kshogi(body: str):
     return ("kshogi", {"score": score}) if score is not None else None
 
 
-_ORDER = ("shogi-server", "shogihome", "shogigui", "shogihome-research", "shogigui-analysis",
-          "kishin-analytics", "kshogi")
+#: the order the dialects are tried in (the module docstring's, ``VIEWS``')
+_ORDER = tuple(VIEWS)
 
 
 # ----- ratings ---------------------------------------------------------------------------------------
@@ -451,6 +451,11 @@ def ratings(comments) -> tuple:
 PLAYER_DIALECTS = frozenset({"shogi-server", "shogihome", "shogigui"})
 
 
+def _first_mover(start_sfen: str) -> int:
+    """The side to move at ``start_sfen`` (0 Black, 1 White)."""
+    return 1 if start_sfen.split()[1:2] == ["w"] else 0
+
+
 def main_line(moves: list, start_sfen: str) -> dict:
     """``{ply: Evaluation}`` of the main-line ``moves`` (``MoveRecord``s) that carry one, with
     ``score_black`` settled; their PVs stay as written until ``replay_pvs``. Moves without
@@ -467,7 +472,7 @@ def main_line(moves: list, start_sfen: str) -> dict:
     '2g2f 8c8d'
     """
     out = {}
-    first = 1 if start_sfen.split()[1:2] == ["w"] else 0
+    first = _first_mover(start_sfen)
     for index, move in enumerate(moves):
         comments = move.comments
         if not comments or not could_evaluate(comments):
@@ -486,7 +491,7 @@ def replay_pvs(evaluations: dict, start_sfen: str, played: list) -> None:
 
     position = None
     pushed = 0
-    first = 1 if start_sfen.split()[1:2] == ["w"] else 0
+    first = _first_mover(start_sfen)
     for ply in sorted(evaluations):
         evaluation = evaluations[ply]
         if not evaluation.written_pv:
@@ -514,7 +519,7 @@ def engines(evaluations: dict, start_sfen: str, black: Optional[str],
     >>> engines(e, "9/9/9/9/9/9/9/9/9 b - 1", "gpsfish", "a human")
     ('gpsfish', None)
     """
-    first = 1 if start_sfen.split()[1:2] == ["w"] else 0
+    first = _first_mover(start_sfen)
     named: list = [{}, {}]
     server = [False, False]
     for ply, evaluation in evaluations.items():

@@ -22,6 +22,7 @@ from typing import Optional
 
 from core.handicap import canonical_name, handicap_name, EVEN
 from core.pieces import FILE_DIGITS_FULL
+from ingest.builder import quote
 from ingest.record import WARNING, Finding
 
 _FULL_WIDTH = str.maketrans(FILE_DIGITS_FULL + "／：", "0123456789/:")
@@ -73,11 +74,6 @@ def normalize_headers(raw: dict) -> dict:
     return out
 
 
-def _cut(text: str) -> str:
-    """A header value as a finding quotes it: 200 characters at most (and an ellipsis)."""
-    return text if len(text) <= 200 else text[:200] + "…"
-
-
 def header_findings(raw: dict, normalized: dict, start_sfen: str) -> list:
     """Problems in the headers: a date that is no date, an end before the start, a 手合割 that
     names a handicap the start position is not.
@@ -91,8 +87,8 @@ def header_findings(raw: dict, normalized: dict, start_sfen: str) -> list:
         written = next((raw[k] for k in FIELDS[name] if raw.get(k, "").strip()), None)
         if written is not None and normalized[name] is None and any(c.isdigit() for c in
                                                                      written.translate(_FULL_WIDTH)):
-            findings.append(Finding(WARNING, "bad_date", f"{_cut(written)!r} is not a calendar "
-                                    "date", text=_cut(written)))
+            findings.append(Finding(WARNING, "bad_date", f"{quote(written)!r} is not a calendar "
+                                    "date", text=quote(written)))
     start, end = normalized["start_date"], normalized["end_date"]
     if start and end and end < start:
         findings.append(Finding(WARNING, "bad_date", f"the game ends ({end}) before it starts "
@@ -108,5 +104,5 @@ def header_findings(raw: dict, normalized: dict, start_sfen: str) -> list:
         if named is not None and named != EVEN and actual != named:
             findings.append(Finding(WARNING, "handicap_mismatch", f"the header says {written}, "
                                     f"but the start position is "
-                                    f"{actual or 'not a standard handicap'}", text=_cut(written)))
+                                    f"{actual or 'not a standard handicap'}", text=quote(written)))
     return findings

@@ -20,7 +20,6 @@ command parses its options and calls ``ingest`` (reading), ``store`` (writing) o
 
 from __future__ import annotations
 
-import errno
 import sys
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from core import Position, SfenError, perft as count_perft
 from ingest.usi_file import read_usi
 from kifudb.output import PathNames, plural, printable, progress_option, wants_progress
 from kifudb.paths import given_files
+from kifudb.ports import port_problem
 from kifudb.replay import render_report, replay_report
 from kifudb.book_cli import book
 from kifudb.classify_cli import classify
@@ -40,7 +40,7 @@ from kifudb.players_cli import players
 from kifudb.twins_cli import twins
 from kifudb.serve_cli import serve
 from kifudb.stats_cli import relabel, stats
-from kifudb.store_cli import _open_store, explore, search, sql
+from kifudb.store_cli import _open_store, explore, search, sql, store_failure
 
 
 def _position(sfen: str) -> Position:
@@ -60,20 +60,10 @@ class _Commands(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as error:
-            message = _store_message(error)
+            message = store_failure(error, None, check=False)
             if message is None:
                 raise
-            raise click.ClickException(message) from None
-
-
-def _store_message(error: Exception):
-    """What to tell the user of an error from the store (``store.diagnose``), or None for any
-    other error."""
-    if "store.folder" not in sys.modules:  # no store was opened: not a store problem
-        return None
-    from store.diagnose import diagnose
-
-    return diagnose(error, None, check=False)
+            raise click.ClickException(printable(message)) from None  # as store_cli._guard
 
 
 def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -226,7 +216,7 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     from store import DEFAULT_STORE
 
     store = _open_store(store_dir or DEFAULT_STORE)
-    busy = _port_problem(address, port)
+    busy = port_problem(address, port)
     if busy is not None:
         raise click.ClickException(f"cannot serve the dashboard on {address}:{port}: {busy} "
                                    f"(another dashboard?); choose another with --port")
@@ -242,30 +232,6 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
                "--client.showErrorDetails", "type"]
     # this process becomes the server, so that Ctrl-C and signals reach Streamlit itself
     os.execve(sys.executable, command, {**os.environ, "KIFUDB_STORE": str(store.root)})
-
-
-def _port_problem(address: str, port: int):
-    """Why the server could not listen on ``address:port`` (the port is taken, the address
-    is not this machine's), or None: checked before the address is printed, so that a busy
-    port is said plainly instead of after a line that promises a dashboard."""
-    import socket
-
-    try:
-        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
-    except OSError as error:
-        return f"unknown address ({error.strerror or error})"
-    for family, kind, protocol, _, where in infos:
-        with socket.socket(family, kind, protocol) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Tornado does
-            try:
-                probe.bind(where)
-            except OSError as error:
-                if error.errno == errno.EADDRINUSE:
-                    return "the port is in use"
-                if error.errno == errno.EADDRNOTAVAIL:
-                    continue  # an IPv6 address of localhost without IPv6: the next one
-                return error.strerror or str(error)
-    return None
 
 
 @main.command()

@@ -46,10 +46,10 @@ from analytics import game_record as _game_record
 from analytics import position_input, queries
 from analytics import stats as _stats
 from analytics.filters import GameFilter
-from core.handicap import HANDICAPS
 from core.position import Position
 from store.engine import as_store
 from store.folder import Store
+from store.sql import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, run_sql  # duckdb: loaded already
 
 __all__ = ["Database", "Game", "Stats", "open_database", "position_of", "frame", "game_filter"]
 
@@ -57,7 +57,7 @@ __all__ = ["Database", "Game", "Stats", "open_database", "position_of", "frame",
 #: answer's unknown columns are text).
 DTYPES = {
     "game": pl.Int64, "ply": pl.Int64, "line": pl.Int64, "parent": pl.Int64, "year": pl.Int64,
-    "games": pl.Int64, "count": pl.Int64, "moves": pl.Int64, "moves_from": pl.Int64,
+    "spellings": pl.List(pl.String), "games": pl.Int64, "count": pl.Int64, "moves": pl.Int64, "moves_from": pl.Int64,
     "moves_to": pl.Int64, "draws": pl.Int64,
     "other": pl.Int64, "decided": pl.Int64, "wins": pl.Int64, "losses": pl.Int64,
     "black_wins": pl.Int64, "white_wins": pl.Int64, "scope_games": pl.Int64,
@@ -87,8 +87,8 @@ COLUMNS = {
     "label_games": ["game", "side", "ply", "black", "white", "date", "event", "winner",
                     "reason"],
     "game_labels": ["side", "kind", "label", "ply", "primary"],
-    "players": ["player", "games", "wins", "losses", "draws", "decided", "score", "ci_low",
-                "ci_high"],
+    "players": ["player", "name", "spellings", "games", "wins", "losses", "draws", "decided",
+                "score", "ci_low", "ci_high"],
     "finding_counts_code": ["code", "severity", "count"],
     "finding_counts_path": ["path", "severity", "count"],
     "findings": ["game", "path", "index", "severity", "code", "line", "ply", "text", "message"],
@@ -461,7 +461,7 @@ class Database:
         [('▲２六歩', 1), ('▲７六歩', 1)]
         """
         chosen = game_filter(filters, **fields)
-        handicap = HANDICAPS.get(chosen.handicap, "startpos")
+        handicap = chosen.start_sfen() or "startpos"
         rows = queries.explore(self._store, position_of(
             handicap if position is None else position, start or handicap),
             filters=chosen, min_count=min_count)
@@ -517,8 +517,9 @@ class Database:
         """
         return stored_game(self._store, _game_id(game_id))
 
-    def sql(self, text: str, *, limit: Optional[int] = 1000, timeout: Optional[float] = 30.0,
-            memory_limit="1GB") -> pl.DataFrame:
+    def sql(self, text: str, *, limit: Optional[int] = 1000,
+            timeout: Optional[float] = DEFAULT_TIMEOUT,
+            memory_limit=DEFAULT_MEMORY_LIMIT) -> pl.DataFrame:
         """One read-only query on the store's views (``kifudb sql``: ``games``, ``sources``,
         ``moves``, ``positions``, ``findings``, ``files``, ``labels``), within ``timeout``
         seconds and ``memory_limit``, at most ``limit`` rows (a warning says when more were
@@ -541,8 +542,6 @@ class Database:
         ...
         store.sql.SqlError: DELETE statements are not allowed: only a single read-only query is allowed (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE)
         """
-        from store.sql import run_sql
-
         result = run_sql(self._store, text, limit=limit, timeout=timeout,
                          memory_limit=memory_limit)
         if result.truncated:
@@ -729,8 +728,8 @@ class Stats:
 
     def player(self, name: str, *, filters: Optional[GameFilter] = None,
                **fields) -> Optional[dict]:
-        """One player (the exact name): score as Black and White, openings, castles,
-        opponents, recent games (``kifudb stats player NAME``); None if no game has the player.
+        """One player (a canonical name or a spelling): score as Black and White, openings,
+        castles, opponents, recent games (``kifudb stats player NAME``); None if no game has the player.
 
         >>> summary = db.stats.player("羽生善治")
         >>> summary["games"], summary["as_black"]["wins"], summary["opponents"][0]["opponent"]

@@ -119,10 +119,11 @@ class _Tally:
 
 
 def _write(path: Path, data: bytes) -> None:
+    from analytics.checks import whole_file
+
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".part")
-    partial.write_bytes(data)
-    os.replace(partial, path)
+    with whole_file(path) as stream:
+        stream.write(data)
 
 
 # ----- convert ---------------------------------------------------------------------------------
@@ -226,25 +227,22 @@ def _options(command):
 @click.option("--dedupe", is_flag=True,
               help="hcpe/psv: one record per position and move played.")
 @_options
+@_guard
 def export(fmt: str, output: Path, encoding: str, min_ply: int, dedupe: bool,
            sfen, moves, start, diagram, game_id, ply, store_dir, **filters) -> None:
     """Write the store's games chosen by the filters (those of explore and stats — a castle or
     opening --label among them —, the last date being --until; a position reached) as records,
     or as engine training data."""
-    @_guard
-    def run(store_dir):
-        store = _open_store(store_dir)
-        chosen = game_filter(filters)
-        given = any(v is not None for v in (sfen, moves, diagram, game_id))
-        position = _position(store, sfen, moves, start, diagram, game_id, ply) if given else None
-        if fmt in TRAINING_FORMATS:
-            _export_training(store, fmt, output, chosen, position, min_ply, dedupe)
-        else:
-            if min_ply or dedupe:
-                raise click.UsageError("--min-ply and --dedupe go with --to hcpe or psv")
-            _export_records(store, fmt, output, encoding, chosen, position)
-
-    run(store_dir=store_dir)
+    store = _open_store(store_dir)
+    chosen = game_filter(filters)
+    given = any(v is not None for v in (sfen, moves, diagram, game_id))
+    position = _position(store, sfen, moves, start, diagram, game_id, ply) if given else None
+    if fmt in TRAINING_FORMATS:
+        _export_training(store, fmt, output, chosen, position, min_ply, dedupe)
+    else:
+        if min_ply or dedupe:
+            raise click.UsageError("--min-ply and --dedupe go with --to hcpe or psv")
+        _export_records(store, fmt, output, encoding, chosen, position)
 
 
 def _export_training(store, fmt, output: Path, filters, position, min_ply, dedupe):

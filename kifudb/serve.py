@@ -66,7 +66,6 @@ from analytics.queries import explore as _explore
 from analytics.queries import occurrences as _occurrences
 from analytics.queries import search as _search
 from analytics.results import Results
-from core.handicap import HANDICAPS
 from core.position import Position
 from kifudb.database import explorer_move, stored_game
 from kifudb.output import json_text
@@ -321,7 +320,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
         ``other``, ``average_rating`` of the players who chose it — null where none is rated
         — and ``latest``), ``top_games`` (the best-rated games, then those of the most-seen
         players) and ``recent_games``."""
-        handicap = HANDICAPS.get(chosen.filter.handicap)  # its games start from its position
+        handicap = chosen.filter.start_sfen()  # its games start from its position
         if handicap is not None and moves is not None and start is None:
             start = handicap
         position = _position(sfen, moves, start, default=handicap or "startpos")
@@ -419,17 +418,20 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
     async def player(name: str = PathParam(min_length=1, max_length=200),
                      against: Optional[str] = Query(None, min_length=1, max_length=200,
                                                     description="Only the games against "
-                                                                "this player (exact name)."),
+                                                                "this player (canonical name "
+                                                                "or a spelling)."),
                      chosen: Filters = Depends()) -> JsonAnswer:
         """Score as Black and White, openings, castles, opponents and recent games of the
-        player of this exact name; with ``against``, their games and record."""
+        player of this canonical name or spelling (``labels.players``); with ``against``,
+        their games and record."""
         if against is not None:
             return JsonAnswer(await answer(_stats.head_to_head, name, against,
                                            filters=chosen.filter))
         found = await answer(_stats.player_summary, name, filters=chosen.filter)
         if found is None:
             raise ApiError(404, "not_found", f"no game in scope has a player named {name!r} "
-                                             f"(names are matched exactly: see /stats/players)")
+                                             f"(a canonical name or a spelling as written: see "
+                                             f"/stats/players)")
         return JsonAnswer(found)
 
     @api.get("/stats/findings", summary="What validation found in the stored records")
@@ -547,8 +549,7 @@ def _game(store, game_id: int, fmt: Optional[str]):
 
 
 def _findings(store, code, severity, path, offset: int, limit: int) -> dict:
-    counts = [r for r in _stats.finding_counts(store, "code", severity)
-              if code is None or r["code"] == code]
+    counts = _stats.finding_counts(store, "code", severity, code)
     rows = _stats.findings(store, code=code, severity=severity, path=path, limit=limit,
                            offset=offset)
     for row in rows:

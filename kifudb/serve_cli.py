@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import printable
+from kifudb.ports import port_problem
 from kifudb.store_cli import _open_store, _store_option
 
 __all__ = ["serve"]
@@ -30,10 +31,8 @@ __all__ = ["serve"]
 def serve(store_dir: Path, host: str, port: int, timeout: float) -> None:
     """Serve the store's questions as an HTTP JSON API (explorer, search, games, statistics);
     the interactive documentation is at /docs."""
-    from kifudb.cli import _port_problem
-
     store = _open_store(store_dir)
-    busy = _port_problem(host, port)
+    busy = port_problem(host, port)
     if busy is not None:
         raise click.ClickException(f"cannot serve on {host}:{port}: {busy}; choose another "
                                    f"with --port")

@@ -12,8 +12,9 @@ command line, as aligned text or JSON.
     kifudb stats novelties [--limit 20] [filters]
     kifudb relabel                      # after labels/labels.toml changed
 
-Every statistics command takes the filters ``--player``, ``--from``, ``--to``, ``--event``,
-``--handicap``, ``--decided``, ``--min-moves`` and ``--min-rating``. Every score is shown with the number of
+Every statistics command takes the game filters of ``store_cli.game_filter_options``
+(``--player``, ``--from``, ``--to``, ``--event``, ``--handicap``, ``--decided``, ``--label`` …,
+listed by ``analytics.filter_options``). Every score is shown with the number of
 decided games it stands on (a draw counts half; games without a result are not in it). Bad
 values get a message, never a traceback.
 """
@@ -24,7 +25,7 @@ from pathlib import Path
 
 import click
 
-from kifudb.output import PathNames, plural, printable
+from kifudb.output import PathNames, plural, printable, wants_progress
 from kifudb.store_cli import (_echo_json, _guard, _open_store, _store_option, _table,
                               game_filter, game_filter_options)
 
@@ -302,8 +303,7 @@ def novelties(store_dir: Path, output: str, limit: int, **kwargs) -> None:
 def findings(store_dir: Path, output: str, code, severity, path_part, limit: int) -> None:
     """What validation found in the stored records: counts by code, then each finding."""
     store = _open_store(store_dir)
-    counts = [r for r in _stats().finding_counts(store, "code", severity)
-              if code is None or r["code"] == code]
+    counts = _stats().finding_counts(store, "code", severity, code)
     rows = _stats().findings(store, code=code, severity=severity, path=path_part, limit=limit)
     if output == "json":
         _echo_json({"by_code": counts, "findings": rows})
@@ -335,11 +335,9 @@ def findings(store_dir: Path, output: str, code, severity, path_part, limit: int
 @_guard
 def relabel(store_dir: Path, progress) -> None:
     """Label every stored game again with the current castle and opening definitions."""
-    import sys
-
     from store.relabel import relabel as relabel_store
 
     store = _open_store(store_dir)
-    report = relabel_store(store, progress=sys.stderr.isatty() if progress is None else progress)
+    report = relabel_store(store, progress=wants_progress(progress))
     click.echo(f"{plural(report.games, 'game')} relabelled, {plural(report.labels, 'label')} "
                f"(definitions {report.version}) in batch {report.batch}")

@@ -343,7 +343,7 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, outpu
     by default): games, results, latest date. Counts are games (a repetition counts once)."""
     from analytics import queries
     from analytics.filters import FilterError
-    from core.handicap import HANDICAPS
+    from core.position import STARTING_SFEN
     from core.position import Position
 
     store = _open_store(store_dir)
@@ -352,9 +352,10 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, outpu
     except FilterError as error:
         raise click.BadParameter(error.problem,
                                  param_hint=f"'--{error.field.replace('_', '-')}'") from None
-    if moves is not None and start == "startpos" and filters.handicap in HANDICAPS:
-        start = HANDICAPS[filters.handicap]  # the moves of a handicap game start from it
-    default = Position.from_sfen(HANDICAPS.get(filters.handicap, HANDICAPS["平手"]))
+    handicap = filters.start_sfen()  # the moves of a handicap game start from its position
+    if moves is not None and start == "startpos" and handicap is not None:
+        start = handicap
+    default = Position.from_sfen(handicap or STARTING_SFEN)
     position = _position(store, sfen, moves, start, diagram, game_id, ply, default=default)
     found = queries.explore(store, position, filters=filters, min_count=min_count)
     months = None

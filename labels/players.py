@@ -152,7 +152,8 @@ def rules(path: Path = PLAYERS_PATH) -> Rules:
                  hashlib.blake2b(data, digest_size=6).hexdigest())
 
 
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ヵヶ]")
+_JAPANESE = r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ヵヶ]"  # kana, kanji and their marks
+_SPACE_IN_JAPANESE = re.compile(rf"(?<={_JAPANESE}) (?={_JAPANESE})")
 _KANJI = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々]")
 
 
@@ -164,8 +165,7 @@ def normalise(written: str) -> str:
     ('羽生善治竜王', 'Tanuki sse4.2', '西尾明五段')
     """
     text = " ".join(unicodedata.normalize("NFKC", written).split())
-    return re.sub(r"(?<=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ヵヶ]) "
-                  r"(?=[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff々〆ヵヶ])", "", text)
+    return _SPACE_IN_JAPANESE.sub("", text)
 
 
 def _strip(name: str, r: Rules) -> tuple:

@@ -34,7 +34,7 @@ from store.player_names import add_player_names
 from store.schema import TABLES
 
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
-           "game_summary", "label_summary", "player_names", "engine", "fetch", "as_store"]
+           "game_summary", "label_summary", "engine", "fetch", "as_store"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 
@@ -66,11 +66,6 @@ game_summary = sa.Table("game_summary", metadata, sa.Column("game", sa.Integer),
                         sa.Column("path", sa.String),
                         # the players' canonical names (``store.player_names``)
                         sa.Column("black_player", sa.String), sa.Column("white_player", sa.String))
-
-#: Each spelling of a player's name and its canonical name (``store.player_names``).
-player_names = sa.Table("player_names", metadata, sa.Column("written", sa.String),
-                        sa.Column("date", sa.Date), sa.Column("canonical", sa.String),
-                        sa.Column("ambiguous", sa.Boolean))
 
 #: The labels of the games the store shows (the ``labels`` view), in memory like
 #: ``game_summary`` but built on the first query that reads it (``fetch(..., labels=True)``):

@@ -15,7 +15,6 @@ compiled, so that ``core._native.choose`` never runs a build older than its sour
 
 from __future__ import annotations
 
-import hashlib
 import importlib.machinery
 import importlib.util
 import json
@@ -73,8 +72,7 @@ def build(native) -> None:
 
     clean(native)  # a failed build leaves the source, never a mixture
     os.chdir(ROOT)
-    digests = {path: hashlib.sha256((ROOT / path).read_bytes()).hexdigest()
-               for path in native.COMPILED}
+    digests = {path: native._digest(ROOT / path) for path in native.COMPILED}
     extensions = mypycify(list(native.COMPILED), opt_level="3", group_name=GROUP,
                           target_dir=str(BUILD / "c"))
     distribution = Distribution({"name": "kifudb-native", "ext_modules": extensions,

@@ -55,7 +55,7 @@ def headers_in(kifu: Kifu, fmt: str) -> list:
 
 def _kept(kifu: Kifu, fmt: str) -> list:
     """``(name in the record, name in fmt, value)`` of each header ``fmt`` says."""
-    black, white = ("下手", "上手") if is_handicap(kifu) else ("先手", "後手")
+    black, white = side_names(kifu)
     out, seen = [], set()
     for written, value in kifu.headers:
         if written in _OWN:
@@ -201,7 +201,7 @@ def summary(kifu: Kifu, index: Optional[int], plies: int) -> Optional[str]:
     ending = ending_of(kifu, index)
     if ending is None:
         return None
-    if ending.summary:
+    if ending.summary.startswith(f"まで{plies}手"):
         return ending.summary
     mover = kifu.mover_after(plies)
     word = ending_word(ending.word, "kif", mover)
@@ -212,9 +212,9 @@ def summary(kifu: Kifu, index: Optional[int], plies: int) -> Optional[str]:
     head = f"まで{plies}手で"
     if word in ("反則勝ち", "反則負け"):
         return f"{head}{names[mover]}の{word}"
-    if word in ("切れ負け", "時間切れ") and winner:
+    if word == "切れ負け" and winner:
         return f"{head}時間切れにより{winner}の勝ち"
-    if word in ("入玉勝ち", "宣言勝ち") and winner:
+    if word == "入玉勝ち" and winner:
         return f"{head}入玉宣言により{winner}の勝ち"
     if word in ("千日手", "持将棋", "中断", "封じ手", "不詰", "最大手数"):
         return head + word

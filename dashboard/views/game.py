@@ -32,7 +32,7 @@ from core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES
 from analytics import game_record as stored_game
 from dashboard import board, display, evaluation_chart, nav
 from dashboard.games_table import games_table
-from dashboard.position_form import MAX_GAME
+from dashboard.position_form import MAX_GAME, whole_number
 from dashboard.state import require_store, stored
 from dashboard.tables import CLICK, picked
 
@@ -73,19 +73,6 @@ def typed_game() -> None:
         go_to(int(st.session_state["game"]), 0)
 
 
-def _whole(text, low: int, high: int) -> int | None:
-    """``text`` as a whole number from ``low`` to ``high`` (digits only), else None."""
-    text = str(text).strip()
-    if text.isascii() and text.isdigit() and len(text) <= 16 and low <= int(text) <= high:
-        return int(text)
-    return None
-
-
-def _shown(text) -> str:
-    text = str(text)
-    return text if len(text) <= 32 else text[:32] + "…"
-
-
 def url_ply(last: int, moves: int) -> int:
     """The ply the URL asks for (0 when it asks for none): a ply that is not a whole number is
     said and the start shown; a ply past the last position replayed (``last``; the record has
@@ -93,10 +80,10 @@ def url_ply(last: int, moves: int) -> int:
     raw = st.query_params.get("ply")
     if raw is None:
         return 0
-    ply = _whole(raw, 0, 2 ** 53)
+    ply = whole_number(raw, 0, 2 ** 53)
     if ply is None:
-        st.warning(display.plain(f"Not a ply of this game: {_shown(raw)!r} (a whole number from "
-                                 f"0 to {last}); the start position is shown."),
+        st.warning(display.plain(f"Not a ply of this game: {display.shortened(raw)!r} (a whole "
+                                 f"number from 0 to {last}); the start position is shown."),
                    icon=":material/warning:")
         del st.query_params["ply"]
         return 0
@@ -104,8 +91,8 @@ def url_ply(last: int, moves: int) -> int:
         why = (f"the game ends at ply {last}" if last >= moves else
                f"the record has {moves} moves, but the replay stops at ply {last} (an illegal "
                f"move)")
-        st.warning(display.plain(f"Ply {_shown(raw)} is past the end: {why}. Its last position "
-                                 f"is shown."), icon=":material/last_page:")
+        st.warning(display.plain(f"Ply {display.shortened(raw)} is past the end: {why}. Its "
+                                 f"last position is shown."), icon=":material/last_page:")
         st.query_params["ply"] = str(last)
         return last
     return ply
@@ -390,7 +377,7 @@ def game_input(game: int | None) -> None:
 def main() -> None:
     require_store()
     raw = st.query_params.get("game")
-    game = None if raw is None else _whole(raw, 1, MAX_GAME)
+    game = None if raw is None else whole_number(raw, 1, MAX_GAME)
     if raw is None:  # nothing asked for: the newest game
         latest = latest_games(limit=1)
         game = latest[0]["game"] if latest else None
@@ -398,8 +385,8 @@ def main() -> None:
     if game is None:
         st.title("棋譜 Game viewer")
         if raw is not None:  # 1.5, -1, abc: not read as 1
-            st.error(display.plain(f"Not a game id: {_shown(raw)!r} (a game id is a whole "
-                                   f"number from 1)."), icon=":material/block:")
+            st.error(display.plain(f"Not a game id: {display.shortened(raw)!r} (a game id is a "
+                                   f"whole number from 1)."), icon=":material/block:")
             st.subheader("Latest games")
             pick_game(raw)
         else:

@@ -27,12 +27,6 @@ CHART_LABELS = 8
 GRID_LABELS = 10
 
 
-def _shown(text) -> str:
-    """A value of the URL as a message quotes it (cut short)."""
-    text = str(text)
-    return text if len(text) <= 32 else text[:32] + "…"
-
-
 def forget_label() -> None:
     """A new kind: study its most played label."""
     st.session_state.pop("label", None)
@@ -47,8 +41,8 @@ def pick_label(rates: list, kind: str) -> str | None:
         return None
     wanted = st.query_params.get("label")
     if wanted and wanted not in labels and "label" not in st.session_state:
-        st.warning(display.plain(f"No game in scope reached {_shown(wanted)!r} as a {kind}; "
-                                 f"showing the most played one instead."),
+        st.warning(display.plain(f"No game in scope reached {display.shortened(wanted)!r} as "
+                                 f"a {kind}; showing the most played one instead."),
                    icon=":material/label:")
     nav.from_url("label", labels, labels[0])
     if st.session_state["label"] not in labels:
@@ -204,8 +198,8 @@ def main() -> None:
                                 persist_state="session", help="Count only each side's most "
                                 "specific castle or opening of the game")
     if st.query_params.get("kind") not in (None, "castle", "opening"):
-        st.warning(display.plain(f"Unknown kind {_shown(st.query_params['kind'])!r}: castles "
-                                 f"are shown."))
+        st.warning(display.plain(f"Unknown kind {display.shortened(st.query_params['kind'])!r}: "
+                                 f"castles are shown."))
     nav.from_url("kind", ("castle", "opening"), "castle")
     kind = st.segmented_control("Kind", ["castle", "opening"], key="kind",
                                 format_func=display.KINDS.get, required=True,

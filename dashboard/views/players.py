@@ -55,6 +55,20 @@ def decided_text(record: dict) -> str:
             f"{display.score_text(record['ci_high'])}")
 
 
+#: The columns of a score (games, +, −, =, decided games, the score), in the players' table and
+#: the tables of a player's openings and castles.
+SCORE_COLUMNS = {
+    "games": st.column_config.NumberColumn(width=52),
+    "wins": st.column_config.NumberColumn("+", width=40),
+    "losses": st.column_config.NumberColumn("−", width=40),
+    "draws": st.column_config.NumberColumn("=", width=40),
+    "decided": st.column_config.NumberColumn("decided", width=60,
+                                             help="The decided games the score stands on"),
+    "score": st.column_config.ProgressColumn("score", format="percent", min_value=0.0,
+                                             max_value=1.0, width=96),
+}
+
+
 def everyone(listed: list) -> None:
     """The table of players; a click opens one (at the top of the page)."""
     st.subheader(f"{len(listed):,} players" + (" (the most active)" if len(listed) >= LISTED
@@ -73,16 +87,7 @@ def everyone(listed: list) -> None:
                           # widths that fit every column in 566 px (under the board at 820 px)
                           column_config={
                               "player": st.column_config.TextColumn("player", width=124),
-                              "games": st.column_config.NumberColumn(width=52),
-                              "wins": st.column_config.NumberColumn("+", width=40),
-                              "losses": st.column_config.NumberColumn("−", width=40),
-                              "draws": st.column_config.NumberColumn("=", width=40),
-                              "decided": st.column_config.NumberColumn(
-                                  "decided", width=60,
-                                  help="The decided games the score stands on"),
-                              "score": st.column_config.ProgressColumn(
-                                  "score", format="percent", min_value=0.0, max_value=1.0,
-                                  width=96),
+                              **SCORE_COLUMNS,
                               "ci_low": st.column_config.NumberColumn(
                                   "low", format="percent", width=52,
                                   help="The score's 95% interval: its lower end"),
@@ -104,16 +109,7 @@ def labels_table(rows: list, kind: str, key: str) -> None:
                           column_config={
                               "name": st.column_config.TextColumn(display.KINDS[kind],
                                                                   width=116),
-                              "games": st.column_config.NumberColumn(width=48),
-                              "wins": st.column_config.NumberColumn("+", width=40),
-                              "losses": st.column_config.NumberColumn("−", width=40),
-                              "draws": st.column_config.NumberColumn("=", width=40),
-                              "decided": st.column_config.NumberColumn(
-                                  "decided", width=60,
-                                  help="The decided games the score stands on"),
-                              "score": st.column_config.ProgressColumn(
-                                  "score", format="percent", min_value=0.0, max_value=1.0,
-                                  width=96)},
+                              **SCORE_COLUMNS},
                           height=min(38 + 35 * len(rows), 320))
     row = picked(shown.selection)
     if row is not None and row < len(rows):
@@ -166,7 +162,7 @@ def rating_section(player: str, chosen: GameFilter) -> None:
 def player_page(player: str, chosen: GameFilter) -> None:
     summary = player_summary(player, filters=chosen)
     if summary is None:
-        shown = player if len(player) <= 64 else player[:64] + "…"
+        shown = display.shortened(player, 64)
         st.warning(display.plain(f"No game in scope has a player named {shown!r}")
                    + (f" ({filters.describe(chosen)})" if chosen else "")
                    + ". Names must match as stored; pick one from the list.",
