@@ -215,7 +215,8 @@ def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-gam
     """The games ``chosen`` (``chosen_games`` rows, or game ids) written in ``fmt`` as one
     download: one CSA file (games split by ``/``) or one USI file (a line each), else a ZIP of
     one file per game (``record_file_name``) named ``name``. A game that cannot be written is
-    left out and said in ``problems`` (and, for a ZIP, in its ``problems.txt``)::
+    left out and said in ``problems``, and in the download: a ZIP's ``problems.txt``, comment
+    lines at the top of a CSA or USI file::
 
         >>> import tempfile, shutil
         >>> from store.writer import ingest_paths
@@ -226,9 +227,11 @@ def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-gam
         ('kifudb-games.zip', 2, ["game 8: move 3 '２一角成(88)' could not be played ..."])
         >>> sorted(zipfile.ZipFile(io.BytesIO(archive.data)).namelist())
         ['12-ryuou201409020101.kif', '7-habu-fujii-2006.kif', 'problems.txt']
-        >>> usi = games_archive(folder, [7, 12], "usi")
+        >>> usi = games_archive(folder, [7, 8, 12], "usi")
         >>> usi.file_name, usi.media_type, usi.data.decode().count("position ")
         ('kifudb-games.usi', 'text/plain; charset=utf-8', 2)
+        >>> usi.data.decode().splitlines()[0]  # doctest: +ELLIPSIS
+        "# kifudb: left out: game 8: move 3 '２一角成(88)' could not be played ..."
         >>> shutil.rmtree(folder)
     """
     from core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES, MULTI_GAME, write, write_games
@@ -254,9 +257,12 @@ def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-gam
             files.append((record_file_name(game, paths.get(game), fmt), write(kifu, fmt)))
         except ValueError as error:
             problems.append(f"game {game}: {error}")
-    if fmt in MULTI_GAME:
-        return Archive(write_games(kifus, fmt).encode("utf-8"), name + EXTENSIONS[fmt],
-                       MEDIA_TYPES[fmt], len(kifus), problems)
+    if fmt in MULTI_GAME:  # the games left out are said in comment lines at the top
+        mark = "'" if fmt == "csa" else "# "
+        said = "".join(f"{mark}kifudb: left out: {problem}\n" for problem in problems)
+        text = said + ("\n" if said and fmt == "usi" else "") + write_games(kifus, fmt)
+        return Archive(text.encode("utf-8"), name + EXTENSIONS[fmt], MEDIA_TYPES[fmt],
+                       len(kifus), problems)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for file_name, text in files:
