@@ -165,7 +165,12 @@ def check_layout(page) -> None:
     """Boards readable, no button label cut short, the explorer's rows whole, every table
     showing all its columns (no sideways scrolling)."""
     page.locator(BOARD).first.wait_for(timeout=30_000)
-    found = layout(page)
+    for _ in range(10):  # a table or board just shown (a tab opened) may still be sizing
+        found = layout(page)
+        if (found["boards"] and min(found["boards"]) >= READABLE and not found["cut"]
+                and not found["rows"] and not found["grids"]):
+            break
+        page.wait_for_timeout(300)
     assert found["boards"] and min(found["boards"]) >= READABLE, found
     assert not found["cut"] and not found["rows"], found
     assert not found["grids"], found
