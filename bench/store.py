@@ -1,35 +1,36 @@
-"""The position store at scale: ingest, size on disk, search and explorer latency, against a
-plain DuckDB table of SFEN strings built from the same games in the same run.
+"""The position store at scale: ingest, merges, size on disk, search and explorer latency, on the
+layout an ingest leaves and on a fully compacted one, against a plain DuckDB table of SFEN strings
+built from the same games in the same run.
 
-For each scale (a number of positions; ``100k`` by default, ``10M`` on request):
+For each scale (a number of positions; ``100k`` by default, ``10M,100M`` for issue 15's table):
 
 1. the seeded synthetic corpus of ``bench/corpus.py`` (CSA and KIF files; cached under
    ``bench/results/corpus-N-seedS``);
-2. ingest into a fresh store with ``ingest_paths(..., jobs=2)`` then ``Store.compact()`` under
-   ``store.writing()``, in a child process (a fresh interpreter) that reports the time of each
-   step and its memory: the peak resident size of the ingesting process (``VmHWM``), of its
-   worker processes (``RUSAGE_CHILDREN``), and of the whole process tree (sampled every 20 ms);
-   up to 1M positions also ``jobs=1`` (ingest only);
-3. bytes per position of the positions table (its Parquet file after compaction, and the batch
-   files before) and of the whole store folder (once the superseded batches that ``compact()``
-   leaves for running queries are removed by the next writer; the size before is shown too);
-4. search and explorer latency, in this process, on one connection: the first query (cold:
-   fresh connection, the OS file cache warm) and then median and 99th percentile of 200
-   lookups, warm. Search looks up positions that occur in the corpus (a seeded draw of games and
-   plies) plus a few that do not; the explorer looks up the positions at plies 0–12 of seeded
-   random games, so the popular opening positions are included. ``analytics.queries.search`` and
-   ``explore`` are timed when they exist; otherwise the equivalent SQL on
-   ``Store(dir).connect()`` (the output says which);
+2. ``ingest_paths(..., cluster="local:2")`` (``--cluster``; ``none`` for ``--jobs 2``) into a
+   fresh store, in a child process (a fresh interpreter): its time, the part spent merging
+   batches at the end (``store.tiers``), and the peak resident size of the largest process and
+   of the whole process tree (client, nanny, workers; sampled every 20 ms);
+3. on the merged layout the ingest leaves: bytes per position of the positions table and of the
+   live store (what the manifest names: the batches a merge replaced are kept a day for running
+   queries and not counted), and the latency of search (the count and the first page of
+   ``PAGE`` rows, as the HTTP API and the dashboard ask), of the key lookup alone, and of the
+   explorer: the first query (cold: fresh connection, the OS file cache warm), then median,
+   99th percentile (of all, and of the positions of at most 100k occurrences) and max of 200
+   lookups, warm. Search looks up positions that occur in the corpus (a seeded draw of games
+   and plies) plus a few that do not; the explorer looks up the positions at plies 0–12 of
+   seeded random games, so the start position (in every game) is included;
+4. ``Store.compact()`` (``kifudb ingest --compact``) in a child process: time and memory; then
+   the same sizes and lookups on the one-batch layout;
 5. the baseline: a DuckDB file with one table ``sfens(sfen VARCHAR, game INTEGER, ply INTEGER,
-   next_move VARCHAR)``, one row per position (the SFEN without its move number, so that the
-   same position reached at different move numbers is one string, as it is one key), looked up
-   with ``WHERE sfen = ?`` for the same 200 positions; its file size.
+   next_move VARCHAR)``, one row per position (the SFEN without its move number), looked up
+   with ``WHERE sfen = ?`` for the same positions; its file size.
 
-Every search and baseline lookup must find the same number of occurrences (checked).
-Results go to ``bench/results/store-N.json``. Run::
+Every lookup of both layouts and of the baseline must find the same occurrences (checked).
+A table puts the scales side by side, with issue 15's targets. Results go to
+``bench/results/store-N.json``. Run::
 
-    python -m bench.store [--scale 100k,10M] [--seed 1] [--lookups 200] [--keep]
-    python -m bench --only store [--store-scale 100k,10M]
+    python -m bench.store [--scale 10M,100M] [--seed 1] [--lookups 200] [--cluster local:2]
+    python -m bench --only store [--store-scale 10M,100M]
 """
 
 from __future__ import annotations
@@ -50,11 +51,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 
-#: issue 4's targets at 10M positions: (label, limit, whether the limit itself still passes)
-TARGETS = (("search median < 20 ms", 20, False), ("explorer median < 50 ms", 50, False),
-           ("positions <= 12 bytes/position", 12, True), ("store <= 32 bytes/position", 32, True),
-           ("ingest+compact peak < 1 GB (MB)", 1024, False))
-
 SEARCH_SQL = ("SELECT p.game, p.ply, g.black, g.white, g.date, g.event, g.winner, g.reason "
               "FROM positions p JOIN games g ON g.game = p.game WHERE p.key = ?::UBIGINT "
               "ORDER BY g.date, p.game, p.ply")
@@ -65,6 +61,10 @@ EXPLORE_SQL = ("SELECT p.next_move, count(*) AS games, count(*) FILTER (g.winner
                "WHERE p.key = ?::UBIGINT AND p.next_move IS NOT NULL "
                "GROUP BY p.next_move ORDER BY games DESC, p.next_move")
 BASELINE_SQL = "SELECT game, ply, next_move FROM sfens WHERE sfen = ?"
+#: a search shows a page of this many rows (the HTTP API's default ``limit``) and the count
+PAGE = 50
+#: the p99 targets hold for positions of at most this many occurrences
+BOUNDED = 100_000
 
 
 def parse_scale(text: str) -> int:
@@ -112,25 +112,26 @@ def _descendants(pid) -> list:
 
 
 class TreeSampler:
-    """The peak of the summed resident size of this process and its descendants."""
+    """The peak of the summed resident size of this process and its descendants, and of the
+    largest one."""
 
     def __init__(self, interval: float = 0.02):
         self.interval, self.peak_kb, self._stop = interval, 0, threading.Event()
+        #: the peak of the largest single process
+        self.process_peak_kb = 0
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         me = os.getpid()
         while not self._stop.is_set():
-            total = sum(_status_kb(p, "VmRSS:") for p in [me] + _descendants(me))
-            self.peak_kb = max(self.peak_kb, total)
+            sizes = [_status_kb(p, "VmRSS:") for p in [me] + _descendants(me)]
+            self.peak_kb = max(self.peak_kb, sum(sizes))
+            self.process_peak_kb = max(self.process_peak_kb, *sizes)
             self._stop.wait(self.interval)
 
     def start(self):
         self._thread.start()
         return self
-
-    def reset(self):
-        self.peak_kb = 0
 
     def stop(self) -> int:
         self._stop.set()
@@ -138,52 +139,59 @@ class TreeSampler:
         return self.peak_kb
 
 
-# ----- the ingest, in a child process -----------------------------------------------------------
+# ----- the ingest and the compaction, each in a child process ---------------------------------------
 
-def child_ingest(files: str, store_dir: str, jobs: int, compact: bool,
-                 batch_positions=None) -> dict:
-    """Run in a fresh interpreter: ingest, then compact; times and memory as a dict."""
+def child_ingest(files: str, store_dir: str, jobs: int, cluster=None) -> dict:
+    """Run in a fresh interpreter: ``ingest_paths`` (its merges included; ``cluster`` as
+    ``--cluster``), times and memory as a dict."""
     from store.folder import Store
     from store.writer import ingest_paths
     sampler = TreeSampler().start()
-    out = {"jobs": jobs, "baseline_rss_mb": _status_kb("self", "VmRSS:") / 1024}
-    options = {"batch_positions": batch_positions} if batch_positions else {}
+    out = {"jobs": jobs, "cluster": cluster, "baseline_rss_mb": _status_kb("self", "VmRSS:") / 1024}
     started = time.perf_counter()
-    report = ingest_paths([files], store_dir, jobs=jobs, **options)
+    report = ingest_paths([files], store_dir, jobs=jobs, cluster=cluster)
     out["ingest_s"] = time.perf_counter() - started
+    out["merge_s"] = report.merge_seconds
     out["ingest_hwm_mb"] = _status_kb("self", "VmHWM:") / 1024
-    out["workers_maxrss_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     out["ingest_tree_peak_mb"] = sampler.peak_kb / 1024
+    out["ingest_process_peak_mb"] = sampler.process_peak_kb / 1024
     out.update({k: getattr(report, k) for k in ("files_read", "games_read", "games_added",
                                                 "positions_added", "findings")})
     out["batches"] = len(report.batches)
-    store = Store(store_dir)
-    out["batch_positions_bytes"] = sum(os.path.getsize(f) for f in store.table_files("positions"))
-    if compact:
-        sampler.reset()
-        started = time.perf_counter()
-        with store.writing():
-            store.compact()
-        out["compact_s"] = time.perf_counter() - started
-        out["compact_hwm_mb"] = _status_kb("self", "VmHWM:") / 1024
-        out["compact_tree_peak_mb"] = sampler.peak_kb / 1024
-        # compact() leaves the superseded batches for queries still running on the old
-        # manifest; the next writer removes them (as this empty write does)
-        out["store_bytes_before_cleanup"] = folder_bytes(store_dir)[0]
-        with store.writing():
-            pass
+    out["merges"] = len(report.merged)
+    out["live_batches"] = len(Store(store_dir).manifest()["batches"])
     sampler.stop()
     return out
 
 
-def run_child_ingest(files, store_dir, jobs: int, compact: bool = True) -> dict:
-    shutil.rmtree(store_dir, ignore_errors=True)
-    command = [sys.executable, "-m", "bench.store", "--child-ingest", str(files), str(store_dir),
-               "--jobs", str(jobs)] + ([] if compact else ["--no-compact"])
+def child_compact(store_dir: str) -> dict:
+    """Run in a fresh interpreter: ``Store.compact()`` (all batches into one), time and memory."""
+    from store.folder import Store
+    sampler = TreeSampler().start()
+    store = Store(store_dir)
+    started = time.perf_counter()
+    with store.writing():
+        store.compact()
+    out = {"compact_s": time.perf_counter() - started,
+           "compact_hwm_mb": _status_kb("self", "VmHWM:") / 1024,
+           "compact_tree_peak_mb": sampler.peak_kb / 1024}
+    sampler.stop()
+    return out
+
+
+def _child(*arguments) -> dict:
+    command = [sys.executable, "-m", "bench.store", *map(str, arguments)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
-        raise RuntimeError(f"ingest child failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        raise RuntimeError(f"child {arguments[0]} failed ({done.returncode}):\n"
+                           f"{done.stderr[-4000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_child_ingest(files, store_dir, jobs: int, cluster=None) -> dict:
+    shutil.rmtree(store_dir, ignore_errors=True)
+    return _child("--child-ingest", files, store_dir, "--jobs", jobs, "--cluster",
+                  cluster or "none")
 
 
 # ----- sizes ----------------------------------------------------------------------------------
@@ -260,8 +268,10 @@ def _percentile(values, q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def time_lookups(function, items) -> dict:
-    """Cold first call, then every item once (warm): median, p99, max in ms; row counts."""
+def time_lookups(function, items, occurrences=None) -> dict:
+    """Cold first call, then every item once (warm): median, p99, max in ms, and the p99 of the
+    items of at most ``BOUNDED`` ``occurrences`` (one per item; default: the function's own row
+    counts); each call's row count (a function may return the count itself)."""
     started = time.perf_counter()
     first = function(items[0])
     cold = (time.perf_counter() - started) * 1000
@@ -270,10 +280,14 @@ def time_lookups(function, items) -> dict:
         started = time.perf_counter()
         rows = function(item)
         times.append((time.perf_counter() - started) * 1000)
-        counts.append(len(rows))
+        counts.append(rows if isinstance(rows, int) else len(rows))
+    occurrences = counts if occurrences is None else occurrences
+    bounded = [t for t, o in zip(times, occurrences) if o <= BOUNDED] or [0.0]
     return {"cold_ms": cold, "median_ms": statistics.median(times),
-            "p99_ms": _percentile(times, 0.99), "max_ms": max(times), "counts": counts,
-            "first_rows": len(first)}
+            "p99_ms": _percentile(times, 0.99), "p99_bounded_ms": _percentile(bounded, 0.99),
+            "max_ms": max(times), "counts": counts, "rows": sum(counts),
+            "most_occurrences": max(occurrences),
+            "first_rows": first if isinstance(first, int) else len(first)}
 
 
 def store_functions(store_dir):
@@ -296,13 +310,17 @@ def store_functions(store_dir):
         return raw_search, raw_explore, positions, \
             f"raw SQL on Store(dir).connect() (analytics.queries not available: {error})"
 
-    def q_search(item):
-        return search(store, Position.from_sfen(item[0] + " 1"))
+    def q_search(item):  # as a page shows it: the count, and the first PAGE rows
+        position = Position.from_sfen(item[0] + " 1")
+        total = queries.occurrences(store, position)["occurrences"]
+        search(store, position, limit=PAGE)
+        return total
 
     def q_explore(item):
         return explore(store, Position.from_sfen(item[0] + " 1"))
     return q_search, q_explore, positions, \
-        "analytics.queries.search(store, Position) / explore(store, Position)"
+        (f"analytics.queries.occurrences + search(store, Position, limit={PAGE}) / "
+         f"explore(store, Position)")
 
 
 # ----- the baseline -----------------------------------------------------------------------------
@@ -384,8 +402,48 @@ def stores_at(scales, what: str):
         yield scale_name(n), store_dir
 
 
-def run_scale(positions: int, seed: int = 1, lookups: int = 200, jobs: int = 2,
-              single_job: bool = False, keep: bool = False) -> dict:
+def live_bytes(store_dir) -> int:
+    """Bytes of what the store's manifest names (its batches, the manifest, ``kifudb.duckdb``):
+    the batches a merge or compaction replaced are kept a day for running queries, not counted."""
+    from store.folder import Store
+
+    store = Store(store_dir)
+    batches = store.manifest()["batches"]
+    return (sum(folder_bytes(store.batch_dir(b))[0] for b in batches)
+            + sum(os.path.getsize(store.root / f) for f in ("manifest.json", "kifudb.duckdb")))
+
+
+def measure_layout(store_dir, hits, misses, openings) -> dict:
+    """Sizes and lookups of the store as it is now."""
+    from store.folder import Store
+
+    store = Store(store_dir)
+    files = store.table_files("positions")
+    out = {"batches": len(files),
+           "positions_bytes": sum(os.path.getsize(f) for f in files),
+           "store_bytes": live_bytes(store_dir),
+           "tables": {t: sum(os.path.getsize(f) for f in store.table_files(t))
+                      for t in ("games", "sources", "moves", "positions", "findings", "files",
+                                "retired", "labels")},
+           "positions_columns": parquet_columns(max(files, key=os.path.getsize))}
+    started = time.perf_counter()
+    search, explore, positions_only, how = store_functions(store_dir)
+    out["connect_ms"] = (time.perf_counter() - started) * 1000
+    out["queries_via"] = how
+    out["positions_lookup"] = time_lookups(positions_only, hits + misses)
+    found = out["positions_lookup"]["counts"]
+    out["search"] = time_lookups(search, hits + misses, found)
+    assert out["search"]["counts"] == found, "search and the key lookup disagree"
+    assert all(c > 0 for c in found[:len(hits)]), "a position of the corpus was not found"
+    assert not any(found[len(hits):]), "a position not in the corpus was found"
+    out["explore"] = time_lookups(explore, openings,
+                                  [len(positions_only(item)) for item in openings])
+    out["explore_rows"] = out["explore"].pop("rows")
+    return out
+
+
+def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = "local:2",
+              keep: bool = False) -> dict:
     from bench.corpus import cached_corpus, describe, load_games
     import duckdb
     name = scale_name(positions)
@@ -396,67 +454,30 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, jobs: int = 2,
           f"(ready in {time.perf_counter() - started:.1f} s)", flush=True)
     result = {"scale": name, "positions": corpus["positions"], "corpus": corpus}
     store_dir = RESULTS / f"store-{name}-seed{seed}"
-    ingest = run_child_ingest(folder / "files", store_dir, jobs)
+    ingest = run_child_ingest(folder / "files", store_dir, 2, cluster)
     result["ingest"] = ingest
     n = ingest["positions_added"]
     assert n == corpus["positions"], (n, corpus["positions"])
-    print(f"ingest --jobs {jobs}: {ingest['ingest_s']:.1f} s, {n / ingest['ingest_s']:,.0f} "
-          f"positions/s, {ingest['batches']} batches; compact {ingest['compact_s']:.1f} s; "
-          f"peak RSS: ingest process {ingest['ingest_hwm_mb']:,.0f} MB, each worker ≤ "
-          f"{ingest['workers_maxrss_mb']:,.0f} MB, whole tree {ingest['ingest_tree_peak_mb']:,.0f} MB; "
-          f"compact: process {ingest['compact_hwm_mb']:,.0f} MB", flush=True)
-    if single_job:
-        one = run_child_ingest(folder / "files", RESULTS / f"store-{name}-seed{seed}-jobs1", 1,
-                               compact=False)
-        shutil.rmtree(RESULTS / f"store-{name}-seed{seed}-jobs1", ignore_errors=True)
-        result["ingest_jobs1"] = one
-        print(f"ingest --jobs 1: {one['ingest_s']:.1f} s, {n / one['ingest_s']:,.0f} positions/s, "
-              f"peak RSS {one['ingest_hwm_mb']:,.0f} MB", flush=True)
-
-    from store.folder import Store
-    store = Store(store_dir)
-    [positions_file] = store.table_files("positions")
-    apparent, allocated = folder_bytes(store_dir)
-    result["sizes"] = {
-        "positions_bytes": os.path.getsize(positions_file),
-        "positions_batch_bytes": ingest["batch_positions_bytes"],
-        "store_bytes": apparent, "store_du_bytes": allocated,
-        "tables": {t: os.path.getsize(f) for t in ("games", "sources", "moves", "positions",
-                                                   "findings", "files", "retired", "labels")
-                   for f in store.table_files(t)},
-        "positions_columns": parquet_columns(positions_file),
-    }
-    sizes = result["sizes"]
-    print(f"positions.parquet: {sizes['positions_bytes'] / n:.2f} bytes/position after compact "
-          f"({sizes['positions_batch_bytes'] / n:.2f} in the ingest's batch files); store: "
-          f"{apparent / n:.2f} bytes/position (du {allocated / n:.2f}; "
-          f"{ingest['store_bytes_before_cleanup'] / n:.2f} right after compact, until the next "
-          f"writer removes the superseded batches)", flush=True)
-    print("  per table (bytes/position): " + ", ".join(
-        f"{t} {b / n:.2f}" for t, b in sizes["tables"].items()))
-    print("  positions columns (bytes/position): " + ", ".join(
-        f"{c} {v['bytes'] / n:.2f} [{'/'.join(v['encodings'])}]"
-        for c, v in sizes["positions_columns"].items() if not c.startswith("_"))
-        + f"; {sizes['positions_columns']['_row_groups']} row groups")
+    print(f"ingest --cluster {cluster}: {ingest['ingest_s']:.1f} s, "
+          f"{n / ingest['ingest_s']:,.0f} positions/s, {ingest['batches']} batches committed, "
+          f"{ingest['merges']} merges in {ingest['merge_s']:.1f} s (included) leave "
+          f"{ingest['live_batches']}; peak RSS: largest process "
+          f"{ingest['ingest_process_peak_mb']:,.0f} MB, whole tree "
+          f"{ingest['ingest_tree_peak_mb']:,.0f} MB", flush=True)
 
     games = load_games(folder)
     hits = pick_positions(games, seed * 31 + 1, lookups)
     misses = pick_misses(seed, 5)
     openings = pick_positions(games, seed * 31 + 2, lookups, max_ply=12)
-    started = time.perf_counter()
-    search, explore, positions_only, how = store_functions(store_dir)
-    connect_ms = (time.perf_counter() - started) * 1000
-    print(f"queries: {how}; Store.connect() {connect_ms:.0f} ms", flush=True)
-    result["queries_via"] = how
-    result["connect_ms"] = connect_ms
-    result["search"] = time_lookups(search, hits + misses)
-    result["positions_lookup"] = time_lookups(positions_only, hits + misses)
-    result["explore"] = time_lookups(explore, openings)
-    found = result["positions_lookup"]["counts"]
-    assert result["search"]["counts"] == found, "search and the key lookup disagree"
-    assert all(c > 0 for c in found[:len(hits)]), "a position of the corpus was not found"
-    assert not any(found[len(hits):]), "a position not in the corpus was found"
-    result["explore_rows"] = sum(result["explore"]["counts"])
+    result["tiered"] = measure_layout(store_dir, hits, misses, openings)
+    report_layout("after the ingest (merged batches)", result["tiered"], n)
+
+    result["compact"] = _child("--child-compact", store_dir)
+    print(f"\nkifudb ingest --compact (all into one batch): "
+          f"{result['compact']['compact_s']:.1f} s, peak RSS "
+          f"{result['compact']['compact_tree_peak_mb']:,.0f} MB", flush=True)
+    result["compacted"] = measure_layout(store_dir, hits, misses, openings)
+    report_layout("compacted (one batch)", result["compacted"], n)
 
     baseline_path = RESULTS / f"baseline-{name}-seed{seed}.duckdb"
     result["baseline"] = build_baseline(games, baseline_path)
@@ -464,65 +485,116 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, jobs: int = 2,
     result["baseline"].update(time_lookups(
         lambda item: connection.execute(BASELINE_SQL, [item[0]]).fetchall(), hits + misses))
     connection.close()
+    found = result["tiered"]["positions_lookup"]["counts"]
+    assert result["compacted"]["positions_lookup"]["counts"] == found, "compaction lost rows"
     mismatched = sum(a != b for a, b in zip(result["baseline"]["counts"], found))
     result["baseline_mismatches"] = mismatched
     assert mismatched == 0, f"{mismatched} lookups differ between the store and the baseline"
     if not keep:
         baseline_path.unlink()
-    for part in ("search", "positions_lookup", "explore", "baseline"):
-        result[part].pop("counts", None)
-    report(result)
+    b = result["baseline"]
+    print(f"baseline (a DuckDB table of SFEN strings, WHERE sfen = ?): median "
+          f"{b['median_ms']:.2f} ms, p99 {b['p99_ms']:.2f} ms; {b['bytes'] / n:.2f} bytes/position "
+          f"({b['bytes'] / 1e6:,.1f} MB, built in {b['build_s']:.1f} s)")
+    for layout in ("tiered", "compacted"):
+        for part in ("search", "positions_lookup", "explore"):
+            result[layout][part].pop("counts", None)
+    result["baseline"].pop("counts", None)
+    result["targets"] = targets(result)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / f"store-{name}.json").write_text(json.dumps(result, indent=1, default=str),
                                                 encoding="utf-8")
     return result
 
 
-def report(r: dict) -> None:
-    n = r["positions"]
-    s, e, p, b, i = r["search"], r["explore"], r["positions_lookup"], r["baseline"], r["ingest"]
-    print(f"\n{'':40s} {'median ms':>10s} {'p99 ms':>8s} {'cold ms':>8s}")
-    print(f"{'search (position -> games, players…)':40s} {s['median_ms']:10.2f} {s['p99_ms']:8.2f} "
-          f"{s['cold_ms']:8.1f}")
-    print(f"{'positions lookup only (key)':40s} {p['median_ms']:10.2f} {p['p99_ms']:8.2f} "
-          f"{p['cold_ms']:8.1f}")
-    print(f"{'explore (plies 0-12)':40s} {e['median_ms']:10.2f} {e['p99_ms']:8.2f} "
-          f"{e['cold_ms']:8.1f}")
-    print(f"{'baseline: SFEN table WHERE sfen = ?':40s} {b['median_ms']:10.2f} {b['p99_ms']:8.2f} "
-          f"{b['cold_ms']:8.1f}")
-    print(f"sizes: positions {r['sizes']['positions_bytes'] / n:.2f} B/pos, store "
-          f"{r['sizes']['store_bytes'] / n:.2f} B/pos; baseline SFEN table "
-          f"{b['bytes'] / n:.2f} B/pos ({b['bytes'] / 1e6:,.1f} MB, built in {b['build_s']:.1f} s)")
-    peak = max(i["ingest_tree_peak_mb"], i["ingest_hwm_mb"], i.get("compact_tree_peak_mb", 0),
-               i.get("compact_hwm_mb", 0))
-    values = (s["median_ms"], e["median_ms"], r["sizes"]["positions_bytes"] / n,
-              r["sizes"]["store_bytes"] / n, peak)
-    print(f"\ntargets (issue 4, stated for 10M positions; this run: {n:,}):")
-    for (label, limit, inclusive), value in zip(TARGETS, values):
-        met = value <= limit if inclusive else value < limit
-        print(f"  {label:36s} {value:10.2f}  {'met' if met else 'NOT MET'}")
-    r["targets"] = {label: (value, limit) for (label, limit, _), value in zip(TARGETS, values)}
+def report_layout(title: str, m: dict, n: int) -> None:
+    s, e, p = m["search"], m["explore"], m["positions_lookup"]
+    print(f"\n{title}: {m['batches']} batches; positions {m['positions_bytes'] / n:.2f} B/pos, "
+          f"store {m['store_bytes'] / n:.2f} B/pos ("
+          + ", ".join(f"{t} {b / n:.2f}" for t, b in m["tables"].items()) + ")")
+    print(f"{'':44s} {'median ms':>10s} {'p99 ms':>8s} {'p99 ≤100k':>10s} {'max ms':>8s} "
+          f"{'cold ms':>8s}")
+    for label, t in ((f"search, first page of {PAGE} + count", s), ("positions lookup only (key)", p),
+                     ("explore (plies 0-12)", e)):
+        print(f"{label:44s} {t['median_ms']:10.2f} {t['p99_ms']:8.2f} {t['p99_bounded_ms']:10.2f} "
+              f"{t['max_ms']:8.2f} {t['cold_ms']:8.1f}", flush=True)
 
 
-def run_store(scales=("100k",), seed: int = 1, lookups: int = 200, keep: bool = False) -> list:
+def targets(r: dict) -> dict:
+    """Issue 15's targets (stated for 100M positions), on the merged layout an ingest leaves."""
+    n, m, i = r["positions"], r["tiered"], r["ingest"]
+    peak = max(i["ingest_process_peak_mb"], r["compact"]["compact_hwm_mb"])
+    values = {"search p50 < 20 ms": (m["search"]["median_ms"], 20),
+              "explorer p50 < 50 ms": (m["explore"]["median_ms"], 50),
+              "search p99 < 200 ms (≤100k occurrences)": (m["search"]["p99_bounded_ms"], 200),
+              "explorer p99 < 200 ms (≤100k occurrences)": (m["explore"]["p99_bounded_ms"], 200),
+              "peak memory of any process < 2048 MB": (peak, 2048),
+              "store ≤ 20 bytes/position": (m["store_bytes"] / n, 20.0001)}
+    return {label: {"value": value, "limit": limit, "met": value < limit}
+            for label, (value, limit) in values.items()}
+
+
+def summary(results: list) -> None:
+    """Every scale's figures side by side."""
+    rows = [("positions", lambda r: f"{r['positions']:,}"),
+            ("games", lambda r: f"{r['corpus']['games']:,}"),
+            ("ingest (cluster local:2), s", lambda r: f"{r['ingest']['ingest_s']:,.0f}"),
+            ("  positions/s", lambda r: f"{r['positions'] / r['ingest']['ingest_s']:,.0f}"),
+            ("  batches committed / merges / left", lambda r: f"{r['ingest']['batches']} / "
+             f"{r['ingest']['merges']} / {r['ingest']['live_batches']}"),
+            ("  of which merging, s", lambda r: f"{r['ingest']['merge_s']:,.1f}"),
+            ("  peak RSS largest process, MB", lambda r: f"{r['ingest']['ingest_process_peak_mb']:,.0f}"),
+            ("  peak RSS whole tree, MB", lambda r: f"{r['ingest']['ingest_tree_peak_mb']:,.0f}"),
+            ("full compaction, s", lambda r: f"{r['compact']['compact_s']:,.1f}"),
+            ("  peak RSS, MB", lambda r: f"{r['compact']['compact_tree_peak_mb']:,.0f}")]
+    for layout, label in (("tiered", "merged"), ("compacted", "compacted")):
+        rows += [(f"{label}: store bytes/position", lambda r, l=layout: f"{r[l]['store_bytes'] / r['positions']:.2f}"),
+                 (f"  positions bytes/position", lambda r, l=layout: f"{r[l]['positions_bytes'] / r['positions']:.2f}")]
+        for part, what in (("search", "search"), ("explore", "explorer")):
+            rows += [(f"  {what} p50 / p99 / p99 ≤100k, ms", lambda r, l=layout, p=part:
+                      f"{r[l][p]['median_ms']:.1f} / {r[l][p]['p99_ms']:.0f} / "
+                      f"{r[l][p]['p99_bounded_ms']:.0f}")]
+    rows += [("baseline SFEN table p50, ms", lambda r: f"{r['baseline']['median_ms']:.1f}"),
+             ("  bytes/position", lambda r: f"{r['baseline']['bytes'] / r['positions']:.1f}")]
+    names = [r["scale"] for r in results]
+    print(f"\n{'':42s}" + "".join(f"{n:>16s}" for n in names))
+    for label, cell in rows:
+        print(f"{label:42s}" + "".join(f"{cell(r):>16s}" for r in results))
+    print("\ntargets (issue 15, stated for 100M positions; the merged layout):")
+    for label in results[-1]["targets"]:
+        print(f"  {label:44s}" + "".join(
+            f"{r['targets'][label]['value']:12.1f} {'met' if r['targets'][label]['met'] else 'NOT MET':>7s}"
+            for r in results))
+
+
+def run_store(scales=("100k",), seed: int = 1, lookups: int = 200, keep: bool = False,
+              cluster: str = "local:2") -> list:
     counts = sorted(parse_scale(s) if isinstance(s, str) else s for s in scales)
-    return [run_scale(n, seed, lookups, single_job=n <= 1_000_000, keep=keep) for n in counts]
+    results = [run_scale(n, seed, lookups, cluster, keep) for n in counts]
+    summary(results)
+    return results
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.store", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", default="100k", help="comma-separated, e.g. 100k,10M")
+    parser.add_argument("--scale", default="100k", help="comma-separated, e.g. 10M,100M")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lookups", type=int, default=200)
+    parser.add_argument("--cluster", default="local:2",
+                        help="the ingest's --cluster (none: --jobs 2)")
     parser.add_argument("--keep", action="store_true", help="keep the baseline DuckDB file")
     parser.add_argument("--child-ingest", nargs=2, metavar=("FILES", "STORE"), help=argparse.SUPPRESS)
+    parser.add_argument("--child-compact", metavar="STORE", help=argparse.SUPPRESS)
     parser.add_argument("--jobs", type=int, default=2, help=argparse.SUPPRESS)
-    parser.add_argument("--no-compact", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child_ingest:
-        print(json.dumps(child_ingest(*args.child_ingest, args.jobs, not args.no_compact)))
+        cluster = None if args.cluster == "none" else args.cluster
+        print(json.dumps(child_ingest(*args.child_ingest, args.jobs, cluster)))
         return 0
-    run_store(args.scale.split(","), args.seed, args.lookups, args.keep)
+    if args.child_compact:
+        print(json.dumps(child_compact(args.child_compact)))
+        return 0
+    run_store(args.scale.split(","), args.seed, args.lookups, args.keep, args.cluster)
     return 0
 
 

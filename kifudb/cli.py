@@ -131,9 +131,9 @@ def replay(paths, quiet: bool) -> None:
               help="Read on a Dask cluster instead: tcp://HOST:PORT of a running `dask "
                    "scheduler`, its scheduler file (.json), or local:N (N worker processes "
                    "for this run). The store must be on a filesystem every worker shares.")
-@click.option("--compact/--no-compact", default=None,
-              help="Rewrite the store into one batch afterwards (default: when it has more "
-                   "than 8 batches).")
+@click.option("--compact/--no-compact", default=False,
+              help="Rewrite the whole store into one batch afterwards, dropping the rows that "
+                   "no longer count (an ingest merges batches of the same size anyway).")
 @progress_option
 def ingest(paths, store_dir, jobs: int, cluster, compact, progress) -> None:
     """Read, validate and store every game of PATHS (files, folders, globs)."""
@@ -148,8 +148,7 @@ def ingest(paths, store_dir, jobs: int, cluster, compact, progress) -> None:
     report = ingest_paths(paths, store, jobs=jobs, progress=wants_progress(progress),
                           cluster=cluster)
     elapsed = time.perf_counter() - started
-    batches = len(store.manifest()["batches"])
-    if compact or (compact is None and batches > 8):
+    if compact:
         with store.writing():
             store.compact()
     click.echo(ingest_summary(report, elapsed, had_games))

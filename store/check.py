@@ -210,6 +210,9 @@ def _rebuilt_manifest(store: Store, report: CheckReport) -> dict:
     """A manifest naming the sound batch folders on disk."""
     damaged = set(report.damaged_batches)
     sound = [n for n in _batch_folders(store) if n not in damaged]
+    # a merge or compaction's inputs, kept for their grace period, hold the same rows again
+    replaced = {b for n in sound for b in _mark(store.batch_dir(n)).get("replaces", ())}
+    sound = [n for n in sound if n not in replaced]
     next_game = 1
     for name in sound + sorted(damaged):
         next_game = max(next_game, 1 + max(_games_of(store.batch_dir(name)), default=0))
@@ -223,6 +226,16 @@ def _rebuilt_manifest(store: Store, report: CheckReport) -> dict:
         os.replace(old, store.root / f"manifest.damaged-{uuid.uuid4().hex[:8]}.json")
     report.rebuilt = True
     return manifest
+
+
+def _mark(folder: Path) -> dict:
+    """The mark of a batch folder (``{}`` if it has none that can be read)."""
+    try:
+        with open(folder / MARK, encoding="utf-8") as stream:
+            mark = json.load(stream)
+    except (OSError, ValueError):
+        return {}
+    return mark if isinstance(mark, dict) else {}
 
 
 def _column(folder: Path, table: str, column: str) -> list:

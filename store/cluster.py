@@ -63,6 +63,7 @@ from store.batch import Batch
 from store.folder import Store, write_table
 from store.manifest import StoreError
 from store.schema import TABLES
+from store.tiers import BASE
 from store.writer import IngestReport, file_digest, ingest_state, source_facts
 
 #: the tables a piece holds (``files`` and ``retired`` are the client's: it knows the final ids)
@@ -76,14 +77,16 @@ class ClusterError(StoreError):
 
 
 def ingest_on_cluster(paths, store: Store, address: str, progress: bool = False,
-                      batch_positions: int = 500_000) -> IngestReport:
+                      batch_positions: int = BASE) -> IngestReport:
     """``store.writer.ingest_paths`` on the Dask cluster at ``address`` (see the module doc)."""
     client, cluster = connect(address)  # before anything is written: an unreachable scheduler
     try:
         existed = store.manifest_path.exists()
         try:
             with store.writing():
-                return _ingest(paths, store, client, progress, batch_positions)
+                report = _ingest(paths, store, client, progress, batch_positions)
+                report.merge(store, batch_positions)
+                return report
         except ClusterError:
             if not existed and not store.manifest()["batches"]:
                 _forget_new_store(store)

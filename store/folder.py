@@ -53,6 +53,7 @@ from store import DEFAULT_STORE
 from store.manifest import (BATCH_NAME, FORMAT, StoreDamaged, StoreError, check_manifest,
                             new_manifest)
 from store.schema import ADDED, TABLES
+from store.tiers import BASE, merges
 
 __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", "write_table",
            "damage_message"]
@@ -62,6 +63,8 @@ __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", 
 SUPERSEDED_GRACE = 24 * 3600
 #: the file in every batch (and tmp) folder that says which store wrote it
 MARK = "batch.json"
+#: rows per row group of a rewritten batch: a key lookup reads one row group of each batch
+ROW_GROUP = 131072
 _REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
 
@@ -286,13 +289,17 @@ class Store:
 
         return Batch(self.next_batch(manifest))
 
-    def _new_folder(self, manifest: dict, name: str) -> Path:
-        """A marked folder in ``tmp/`` for batch ``name`` (or a spill folder)."""
+    def _new_folder(self, manifest: dict, name: str, replaces: list = ()) -> Path:
+        """A marked folder in ``tmp/`` for batch ``name`` (or a spill folder); the mark names
+        the batches it ``replaces`` (a merge or compaction)."""
         folder = self.root / "tmp" / uuid.uuid4().hex
         folder.mkdir(parents=True)
+        mark = {"store_id": manifest["store_id"], "batch": name,
+                "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        if replaces:
+            mark["replaces"] = list(replaces)
         with open(folder / MARK, "w", encoding="utf-8") as stream:
-            json.dump({"store_id": manifest["store_id"], "batch": name,
-                       "written": time.strftime("%Y-%m-%dT%H:%M:%S")}, stream)
+            json.dump(mark, stream)
         return folder
 
     def _install(self, folder: Path, name: str) -> None:
@@ -333,39 +340,83 @@ class Store:
     def compact(self) -> str:
         """Rewrite every committed batch into one (call under ``writing()``), in the current
         format: rows that no longer count are dropped and the positions of all games are
-        sorted by key in one file, so that a key lookup reads one row group. Runs inside DuckDB,
-        which spills to disk. The batches it replaces stay for ``SUPERSEDED_GRACE`` seconds."""
+        sorted by key in one file. It costs as much as the store: ``tidy`` is what an ingest
+        does; this is ``kifudb ingest --compact`` (and the migration of an older format). The
+        batches it replaces stay for ``SUPERSEDED_GRACE`` seconds."""
         manifest = self.manifest()
         number = self.next_batch(manifest)
+        name = self._rewrite(manifest, manifest["batches"], number,
+                             _compaction_queries(number), "compacting into")
+        labels = {**self.labels_state(manifest), "from_batch": number}
+        self._replace(manifest, manifest["batches"], name,
+                      {"format": FORMAT, "labels": labels})
+        return name
+
+    def tidy(self, base: int = BASE) -> list:
+        """Merge batches tier by tier (``store.tiers``; ``base``: the ingest's batch size)
+        until no tier is full (call under ``writing()``); the names of the merged batches."""
+        made = []
+        while True:
+            manifest = self.manifest()
+            sizes = [(b, pq.read_metadata(self.batch_dir(b) / "positions.parquet").num_rows)
+                     for b in manifest["batches"]]
+            plan = merges(sizes, base)
+            if not plan:
+                return made
+            made.append(self.merge(plan[0]))
+
+    def merge(self, names: list) -> str:
+        """Rewrite the committed batches ``names`` into one new batch (call under
+        ``writing()``): their rows as they are (each keeps its ``batch``, so what counts is
+        unchanged), positions sorted by key. The batches it replaces stay for
+        ``SUPERSEDED_GRACE`` seconds."""
+        manifest = self.manifest()
+        number = self.next_batch(manifest)
+        queries = {table: f"SELECT * FROM read_parquet([{', '.join(_quote(f) for f in files)}])"
+                   for table, files in ((t, [str(self.batch_dir(b) / f"{t}.parquet")
+                                             for b in names]) for t in TABLES)}
+        queries["positions"] += " ORDER BY key, game, ply"
+        name = self._rewrite(manifest, names, number, queries, "merging into")
+        kept = [b for b in manifest["batches"] if b not in names]
+        self._replace(manifest, names, name, {"batches": kept + [name]})
+        return name
+
+    def _rewrite(self, manifest: dict, replaced: list, number: int, queries: dict,
+                 doing: str) -> str:
+        """Write batch ``number`` from one query per table, inside DuckDB with bounded memory
+        (it sorts by spilling to the store's ``tmp/``); its mark names the batches it replaces
+        (``kifudb check --repair`` then never adopts both)."""
         name = f"b{number:06d}"
         folder = spill = None
         try:
-            folder = self._new_folder(manifest, name)
+            folder = self._new_folder(manifest, name, replaces=replaced)
             spill = self._new_folder(manifest, "spill")
             connection = self.connect(manifest)
-            # bounded memory: DuckDB sorts 10M+ positions by spilling to the store's tmp folder
             connection.execute(f"SET temp_directory = {_quote(str(spill))}")
             connection.execute("SET memory_limit = '512MB'")
             connection.execute("SET preserve_insertion_order = false")
-            for table, query in _compaction_queries(number).items():
+            for table, query in queries.items():
                 target = _quote(str(folder / f"{table}.parquet"))
                 connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet, COMPRESSION "
-                                   f"zstd, ROW_GROUP_SIZE 131072, PARQUET_VERSION V2)")
+                                   f"zstd, ROW_GROUP_SIZE {ROW_GROUP}, PARQUET_VERSION V2)")
             connection.close()
             self._install(folder, name)
         except (OSError, duckdb.Error) as error:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
-            raise self._disk_error(error, f"compacting into batch {name}") from None
+            raise self._disk_error(error, f"{doing} batch {name}") from None
         finally:
             if spill is not None:
                 shutil.rmtree(spill, ignore_errors=True)
-        labels = {**self.labels_state(manifest), "from_batch": number}
-        superseded = manifest.get("superseded", []) + [{"batches": manifest["batches"],
-                                                        "at": time.time()}]
-        self._write_manifest({**manifest, "format": FORMAT, "batches": [name], "labels": labels,
-                              "superseded": superseded})
         return name
+
+    def _replace(self, manifest: dict, replaced: list, name: str, changes: dict) -> None:
+        """Commit batch ``name`` in place of ``replaced`` (kept for the grace period)."""
+        batches = [b for b in manifest["batches"] if b not in replaced] + [name]
+        superseded = manifest.get("superseded", []) + [{"batches": list(replaced),
+                                                        "at": time.time()}]
+        self._write_manifest({**manifest, "batches": batches, "superseded": superseded,
+                              **changes})
 
     def _write_manifest(self, manifest: dict) -> None:
         tmp = self.manifest_path.with_suffix(".json.tmp")

@@ -5,7 +5,8 @@ changed file is read again and its earlier sources are retired. A game already i
 (same fingerprint, from any file) is stored once, with one more source. Files are read by
 ``ingest.pipeline``; the rows of a batch are built by ``store.batch``, and each batch is
 committed atomically (``store.folder.Store.commit``), so an interrupted ingest loses at most the
-batch it was writing, and the next run reads those files again. Memory stays bounded: a batch is
+batch it was writing, and the next run reads those files again; at the end, batches of the same
+size are merged (``store.tiers``) so that lookups read few files. Memory stays bounded: a batch is
 committed once it holds ``batch_positions`` positions (half a million by default: about 150 MB of
 rows in memory)::
 
@@ -20,12 +21,14 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 
 from ingest.pipeline import StoredGame, read_files
 from ingest.read import record_files
 from labels.classify import definitions_version
 from store.folder import Store
+from store.tiers import BASE
 
 
 @dataclass
@@ -42,9 +45,18 @@ class IngestReport:
     positions_added: int = 0
     findings: int = 0
     batches: list = field(default_factory=list)
+    #: the batches the ingest's merges made afterwards (``Store.tidy``), and their seconds
+    merged: list = field(default_factory=list)
+    merge_seconds: float = 0.0
     #: the definitions' version the store's older labels were computed with, when it is not
     #: the current one (``kifudb relabel`` brings them up to date); else None
     stale_labels: str = None
+
+    def merge(self, store: Store, base: int) -> None:
+        """Merge the store's batches of the same size (``Store.tidy``), timed."""
+        started = time.perf_counter()
+        self.merged = store.tidy(base)
+        self.merge_seconds = time.perf_counter() - started
 
     def count_game(self, added: bool, positions: int) -> None:
         """One game read: new (with its positions) or stored already."""
@@ -71,7 +83,7 @@ def file_digest(path: str) -> tuple:
 
 
 def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
-                 batch_positions: int = 500_000, cluster: str = None) -> IngestReport:
+                 batch_positions: int = BASE, cluster: str = None) -> IngestReport:
     """Ingest files, folders and globs into the store at ``store_dir`` (a folder or a
     ``Store``; see the module doc). ``cluster`` (``tcp://HOST:PORT``, ``local:N``) reads on a
     Dask cluster instead of ``jobs`` local processes (``store.cluster``): the same store."""
@@ -121,6 +133,7 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
                 batch = store.batch()
         if not batch.empty():
             report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
+        report.merge(store, batch_positions)
     return report
 
 

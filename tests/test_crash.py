@@ -70,6 +70,16 @@ while True:
         store.compact()
 """
 
+MERGE_LOOP = """
+import sys
+from store.folder import Store
+store = Store(sys.argv[1])
+while True:
+    with store.writing():
+        batches = store.manifest()["batches"]
+        store.merge(batches[:2])
+"""
+
 RELABEL_LOOP = """
 import sys
 from store.relabel import relabel
@@ -87,6 +97,15 @@ def test_sigkill_during_compaction_loses_nothing(tmp_path):
     assert counts(store) == before
     report = ingest_paths([tmp_path / "corpus"], store.root)
     assert report.files_read == 0 and counts(store) == before
+
+
+def test_sigkill_during_merges_loses_nothing(tmp_path):
+    store = Store(tmp_path / "store")
+    ingest_paths([corpus(tmp_path)], store.root, batch_positions=1000)
+    before = counts(store)
+    assert len(store.manifest()["batches"]) >= 2
+    assert kill_repeatedly(MERGE_LOOP, store, seed=3) >= 1
+    assert counts(store) == before
 
 
 def test_sigkill_during_relabel_keeps_one_set_of_labels(tmp_path):

@@ -123,6 +123,61 @@ def test_compaction_keeps_what_counts(tmp_path):
     check_consistent(store)
 
 
+def rows(store) -> dict:
+    """Every row of every view, as sorted lists (what a store holds, whatever its batches and
+    their numbers)."""
+    c = store.connect()
+    return {table: sorted(map(repr, c.execute(
+        f"SELECT * {'' if table in ('moves', 'positions') else 'EXCLUDE (batch)'} FROM {table}")
+        .fetchall())) for table in ("games", "sources", "moves", "positions", "findings",
+                                    "files", "labels")}
+
+
+def test_merges_keep_every_row_and_bound_the_batches(tmp_path):
+    """Many small batches merge tier by tier (store.tiers) into a few; the views hold exactly
+    what one big batch holds, and a file changed later still retires its old rows."""
+    folder = tmp_path / "records"
+    shutil.copytree(RECORDS / "apery-wcsc28", folder)
+    one = Store(tmp_path / "one")
+    ingest_paths([folder], one.root, batch_positions=10**9)
+    tiered = Store(tmp_path / "tiered")
+    report = ingest_paths([folder], tiered.root, batch_positions=100)
+    assert len(report.batches) >= 16 and report.merged
+    sizes = [len(tiered.connect().execute(f"SELECT * FROM read_parquet('{f}')").fetchall())
+             for f in tiered.table_files("positions")]
+    assert len(sizes) < len(report.batches)
+    from store.tiers import FANOUT, tier
+    levels = [tier(n, 100) for n in sizes]
+    assert all(levels.count(level) < FANOUT for level in levels)
+    assert rows(tiered) == rows(one)
+    # the merged batches' positions are sorted by key, as every batch's are
+    for f in tiered.table_files("positions"):
+        keys = [k for (k,) in tiered.connect().execute(
+            f"SELECT key FROM read_parquet('{f}')").fetchall()]
+        assert keys == sorted(keys)
+    # a file changed after the merges: its old rows (now in a merged batch) no longer count
+    changed = sorted(folder.rglob("*.csa"))[0]
+    changed.write_bytes(changed.read_bytes().replace(b"%TORYO", b"%CHUDAN"))
+    for store in (one, tiered):
+        ingest_paths([folder], store.root, batch_positions=100)
+    assert rows(tiered) == rows(one)
+    check_consistent(tiered)
+
+
+def test_repair_never_adopts_a_merge_and_its_inputs(tmp_path):
+    """A lost manifest is rebuilt from the batches on disk: the inputs a merge replaced (kept a
+    day for running queries) hold the same rows again and are left out."""
+    store = Store(tmp_path / "store")
+    ingest_paths([RECORDS / "apery-wcsc28"], store.root, batch_positions=100)
+    before = rows(store)
+    on_disk = len(list((store.root / "batches").iterdir()))
+    assert on_disk > len(store.manifest()["batches"])  # the replaced batches are still there
+    store.manifest_path.unlink()
+    from store.check import check_store, repair_store
+    repair_store(store, check_store(store))
+    assert rows(store) == before
+
+
 def test_readers_are_not_blocked_by_a_writer(store):
     with store.writing():  # an ingest holds the writer's lock
         assert counts(store)["games"] == 177

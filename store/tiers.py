@@ -1,0 +1,71 @@
+"""Which batches to merge, so that a lookup reads few files and no compaction rewrites the store.
+
+Every batch holds its positions sorted by key (``store.batch``), so a key lookup reads one row
+group of each batch's ``positions.parquet``: what a lookup costs grows with the number of
+batches. A long ingest writes a batch every half a million positions, 200 at 100M positions.
+Rewriting everything into one batch (``Store.compact``) after each ingest costs as much as the
+store, and more with every ingest. Instead, batches are **tiered by size**, as the levels of a
+log-structured merge tree: tier 0 holds batches under ``BASE`` positions, tier *t* ≥ 1 those of
+``BASE·FANOUT^(t-1)`` up to ``BASE·FANOUT^t``. When a tier holds ``FANOUT`` batches, its
+``FANOUT`` oldest are merged into one batch of the next tier, and so on up. So:
+
+* a store of *n* positions has fewer than ``FANOUT`` batches per tier, about
+  ``(FANOUT - 1)·log_FANOUT(n / BASE)`` at most (12 at 100M positions, 18 at 10 billion);
+* each position is rewritten once per tier it climbs, ``log_FANOUT(n / BASE)`` times over the
+  store's life (4 times at 100M), never the whole store at once: the largest merge is a
+  ``1/(FANOUT-1)`` part of the store at most;
+* a merge reads and writes only its ``FANOUT`` batches, with the memory of DuckDB's bounded
+  sort (``Store.merge``).
+
+    >>> merges([("b000001", 10), ("b000002", 20), ("b000003", 30)], base=100)
+    []
+    >>> merges([(f"b{i:06d}", 120) for i in range(1, 6)], base=100)
+    [['b000001', 'b000002', 'b000003', 'b000004']]
+
+A merge's result climbs: four merges of tier 1 make four batches of tier 2, merged in turn::
+
+    >>> plan = merges([(f"b{i:06d}", 100) for i in range(1, 17)], base=100)
+    >>> len(plan), plan[-1]
+    (5, ['b000017', 'b000018', 'b000019', 'b000020'])
+"""
+
+from __future__ import annotations
+
+#: positions of the smallest tier's batches: the ingest's batch size (``store.writer``)
+BASE = 500_000
+#: batches a tier holds before they are merged into one of the next tier
+FANOUT = 4
+
+
+def tier(positions: int, base: int = BASE) -> int:
+    """The tier of a batch of ``positions`` positions.
+
+    >>> [tier(n, base=100) for n in (0, 99, 100, 399, 400, 1600)]
+    [0, 0, 1, 1, 2, 3]
+    """
+    level, limit = 0, base
+    while positions >= limit:
+        level, limit = level + 1, limit * FANOUT
+    return level
+
+
+def merges(batches: list, base: int = BASE) -> list:
+    """The merges to do, in order, for ``batches`` (``[(name, positions)]``, oldest first): each
+    a list of the names to merge; a merge's result is named as the next new batch would be
+    (one above the highest name given, then the next)."""
+    batches = list(batches)
+    following = 1 + max((int(name[1:]) for name, _ in batches), default=0)
+    plan = []
+    while True:
+        by_tier: dict = {}
+        for name, positions in batches:
+            by_tier.setdefault(tier(positions, base), []).append((name, positions))
+        full = sorted(t for t, members in by_tier.items() if len(members) >= FANOUT)
+        if not full:
+            return plan
+        group = by_tier[full[0]][:FANOUT]
+        names = [name for name, _ in group]
+        plan.append(names)
+        batches = [b for b in batches if b[0] not in names]
+        batches.append((f"b{following:06d}", sum(positions for _, positions in group)))
+        following += 1
