@@ -30,6 +30,7 @@ A table puts the scales side by side, with issue 15's targets. Results go to
 ``bench/results/store-N.json``. Run::
 
     python -m bench.store [--scale 10M,100M] [--seed 1] [--lookups 200] [--cluster local:2]
+                          [--keep] [--again]
     python -m bench --only store [--store-scale 10M,100M]
 """
 
@@ -443,7 +444,11 @@ def measure_layout(store_dir, hits, misses, openings) -> dict:
 
 
 def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = "local:2",
-              keep: bool = False) -> dict:
+              keep: bool = False, again: bool = False) -> dict:
+    """One scale (see the module doc). ``keep``: keep the compacted copy of the store and the
+    baseline's DuckDB file; ``again``: measure the stores and baseline kept by an earlier run
+    (same scale and seed) instead of building them, with that run's ingest and compaction
+    figures."""
     from bench.corpus import cached_corpus, describe, load_games
     import duckdb
     name = scale_name(positions)
@@ -454,8 +459,16 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = 
           f"(ready in {time.perf_counter() - started:.1f} s)", flush=True)
     result = {"scale": name, "positions": corpus["positions"], "corpus": corpus}
     store_dir = RESULTS / f"store-{name}-seed{seed}"
-    ingest = run_child_ingest(folder / "files", store_dir, 2, cluster)
-    result["ingest"] = ingest
+    compacted_dir = RESULTS / f"store-{name}-seed{seed}-compacted"
+    baseline_path = RESULTS / f"baseline-{name}-seed{seed}.duckdb"
+    if again:
+        earlier = json.loads((RESULTS / f"store-{name}.json").read_text(encoding="utf-8"))
+        result.update({k: earlier[k] for k in ("ingest", "compact")})
+        print("(ingest and compaction figures of the earlier run; stores and baseline kept "
+              "by it measured again)", flush=True)
+    else:
+        result["ingest"] = run_child_ingest(folder / "files", store_dir, 2, cluster)
+    ingest = result["ingest"]
     n = ingest["positions_added"]
     assert n == corpus["positions"], (n, corpus["positions"])
     print(f"ingest --cluster {cluster}: {ingest['ingest_s']:.1f} s, "
@@ -472,15 +485,22 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = 
     result["tiered"] = measure_layout(store_dir, hits, misses, openings)
     report_layout("after the ingest (merged batches)", result["tiered"], n)
 
-    result["compact"] = _child("--child-compact", store_dir)
+    if not again:  # compact a copy (hard links: the batch files are never changed in place)
+        shutil.rmtree(compacted_dir, ignore_errors=True)
+        shutil.copytree(store_dir, compacted_dir, copy_function=os.link)
+        result["compact"] = _child("--child-compact", compacted_dir)
     print(f"\nkifudb ingest --compact (all into one batch): "
           f"{result['compact']['compact_s']:.1f} s, peak RSS "
           f"{result['compact']['compact_tree_peak_mb']:,.0f} MB", flush=True)
-    result["compacted"] = measure_layout(store_dir, hits, misses, openings)
+    result["compacted"] = measure_layout(compacted_dir, hits, misses, openings)
     report_layout("compacted (one batch)", result["compacted"], n)
+    if not keep:
+        shutil.rmtree(compacted_dir, ignore_errors=True)
 
-    baseline_path = RESULTS / f"baseline-{name}-seed{seed}.duckdb"
-    result["baseline"] = build_baseline(games, baseline_path)
+    if again:
+        result["baseline"] = {"build_s": None, "rows": None, "bytes": os.path.getsize(baseline_path)}
+    else:
+        result["baseline"] = build_baseline(games, baseline_path)
     connection = duckdb.connect(str(baseline_path), read_only=True)
     result["baseline"].update(time_lookups(
         lambda item: connection.execute(BASELINE_SQL, [item[0]]).fetchall(), hits + misses))
@@ -495,7 +515,7 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = 
     b = result["baseline"]
     print(f"baseline (a DuckDB table of SFEN strings, WHERE sfen = ?): median "
           f"{b['median_ms']:.2f} ms, p99 {b['p99_ms']:.2f} ms; {b['bytes'] / n:.2f} bytes/position "
-          f"({b['bytes'] / 1e6:,.1f} MB, built in {b['build_s']:.1f} s)")
+          f"({b['bytes'] / 1e6:,.1f} MB)")
     for layout in ("tiered", "compacted"):
         for part in ("search", "positions_lookup", "explore"):
             result[layout][part].pop("counts", None)
@@ -568,9 +588,9 @@ def summary(results: list) -> None:
 
 
 def run_store(scales=("100k",), seed: int = 1, lookups: int = 200, keep: bool = False,
-              cluster: str = "local:2") -> list:
+              cluster: str = "local:2", again: bool = False) -> list:
     counts = sorted(parse_scale(s) if isinstance(s, str) else s for s in scales)
-    results = [run_scale(n, seed, lookups, cluster, keep) for n in counts]
+    results = [run_scale(n, seed, lookups, cluster, keep, again) for n in counts]
     summary(results)
     return results
 
@@ -582,7 +602,10 @@ def main(argv=None) -> int:
     parser.add_argument("--lookups", type=int, default=200)
     parser.add_argument("--cluster", default="local:2",
                         help="the ingest's --cluster (none: --jobs 2)")
-    parser.add_argument("--keep", action="store_true", help="keep the baseline DuckDB file")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the compacted copy of the store and the baseline DuckDB file")
+    parser.add_argument("--again", action="store_true",
+                        help="measure again what an earlier --keep run kept (no ingest)")
     parser.add_argument("--child-ingest", nargs=2, metavar=("FILES", "STORE"), help=argparse.SUPPRESS)
     parser.add_argument("--child-compact", metavar="STORE", help=argparse.SUPPRESS)
     parser.add_argument("--jobs", type=int, default=2, help=argparse.SUPPRESS)
@@ -594,7 +617,7 @@ def main(argv=None) -> int:
     if args.child_compact:
         print(json.dumps(child_compact(args.child_compact)))
         return 0
-    run_store(args.scale.split(","), args.seed, args.lookups, args.keep, args.cluster)
+    run_store(args.scale.split(","), args.seed, args.lookups, args.keep, args.cluster, args.again)
     return 0
 
 

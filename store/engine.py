@@ -146,8 +146,7 @@ def _handle(store: Store) -> Handle:
 
 def _build(store: Store) -> tuple:
     """A new in-memory database with the views and ``game_summary``, and its engine."""
-    database = store.connect()
-    database.execute("SET parquet_metadata_cache = true")  # batch files never change
+    database = store.connect()  # its cursors share the Parquet footers it caches
     built = sa.create_engine("duckdb://", creator=lambda: ConnectionWrapper(database.cursor()),
                              poolclass=QueuePool, pool_size=4, max_overflow=16)
     database.execute(_summary_statement(built.dialect))

@@ -63,8 +63,11 @@ __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", 
 SUPERSEDED_GRACE = 24 * 3600
 #: the file in every batch (and tmp) folder that says which store wrote it
 MARK = "batch.json"
-#: rows per row group of a rewritten batch: a key lookup reads one row group of each batch
+#: rows per row group: a key lookup reads one row group of the positions of each batch, so
+#: theirs are smaller (at 10M positions, 16k rows instead of 128k made the scan of five batches
+#: take 5 ms instead of 8, for 5% more bytes)
 ROW_GROUP = 131072
+POSITIONS_ROW_GROUP = 32768
 _REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
 
@@ -130,7 +133,9 @@ class Store:
         include the rows that no longer count)."""
         statements = self.view_statements(manifest)
         connection = duckdb.connect()
-        connection.execute("SET parquet_metadata_cache = true")  # batch files never change
+        # batch files never change: their footers are read once, for every cursor of this
+        # database (a plain SET would hold for this connection only, not for its cursors)
+        connection.execute("SET GLOBAL parquet_metadata_cache = true")
         try:
             for statement in statements:
                 connection.execute(statement)
@@ -397,8 +402,9 @@ class Store:
             connection.execute("SET preserve_insertion_order = false")
             for table, query in queries.items():
                 target = _quote(str(folder / f"{table}.parquet"))
+                rows = POSITIONS_ROW_GROUP if table == "positions" else ROW_GROUP
                 connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet, COMPRESSION "
-                                   f"zstd, ROW_GROUP_SIZE {ROW_GROUP}, PARQUET_VERSION V2)")
+                                   f"zstd, ROW_GROUP_SIZE {rows}, PARQUET_VERSION V2)")
             connection.close()
             self._install(folder, name)
         except (OSError, duckdb.Error) as error:
@@ -529,9 +535,9 @@ def _damaged(root: Path, file: Path, reason: str) -> str:
 
 def write_table(table: pa.Table, path: Path, name: str) -> None:
     """Write one table as Parquet, with the encodings that keep the positions small."""
-    options = dict(compression="zstd", compression_level=6, row_group_size=128 * 1024)
+    options = dict(compression="zstd", compression_level=6, row_group_size=ROW_GROUP)
     if name == "positions":
-        options.update(use_dictionary=["next_move"],
+        options.update(row_group_size=POSITIONS_ROW_GROUP, use_dictionary=["next_move"],
                        column_encoding={"key": "DELTA_BINARY_PACKED", "game": "DELTA_BINARY_PACKED",
                                         "ply": "DELTA_BINARY_PACKED"},
                        write_statistics=["key"])
