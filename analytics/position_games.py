@@ -28,8 +28,8 @@ import sqlalchemy as sa
 
 from analytics import checks
 from analytics.filters import GameFilter
-from analytics.queries import _hits, _usi
-from store.engine import fetch, game_summary
+from analytics.queries import _usi, hit_keys
+from store.engine import fetch, game_summary, hits
 
 __all__ = ["position_games", "ORDERS"]
 
@@ -58,7 +58,6 @@ def position_games(store, position, *, filters: GameFilter = GameFilter(),
     ``recent`` (newest first, undated last) or ``top`` (the highest average rating of two
     rated players first, then the most ``player_games``, then the newest)."""
     order = checks.choice(order, "order", ORDERS)
-    hits = _hits(position, False)
     nth = sa.func.row_number().over(partition_by=hits.c.game, order_by=hits.c.ply)
     ranked = sa.select(hits.c.game, hits.c.ply, hits.c.next_move, hits.c.black_to_move,
                        nth.label("nth")).subquery()
@@ -81,7 +80,7 @@ def position_games(store, position, *, filters: GameFilter = GameFilter(),
     statement = statement.order_by(*((rated, sa.desc("player_games")) if order == "top"
                                      else ()), *newest)
     statement = statement.limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
-    found = checks.iso_dates(fetch(store, statement), "date")
+    found = checks.iso_dates(fetch(store, statement, keys=hit_keys(position)), "date")
     for row in found:
         code = row["next_move"]
         row["next_move"] = None if code is None else _usi(code)

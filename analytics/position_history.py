@@ -17,9 +17,9 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from analytics.filters import GameFilter
-from analytics.queries import _key_filter, position_key
+from analytics.queries import hit_keys
 from analytics.results import Results, count_columns
-from store.engine import fetch, game_summary, positions
+from store.engine import fetch, game_summary, hits
 
 __all__ = ["position_history"]
 
@@ -31,12 +31,11 @@ def position_history(store, position, *, filters: GameFilter = GameFilter()) -> 
     key), per month, oldest first: dicts of ``month`` (``YYYY-MM``), ``games``,
     ``black_wins``, ``white_wins``, ``draws``, ``decided``, ``black_score`` and its 95%
     interval (``ci_low``, ``ci_high``)."""
-    hits = (sa.select(positions.c.game, positions.c.black_to_move)
-            .where(_key_filter("key", position_key(position))).distinct().subquery("hits"))
-    mover_rating = sa.case((hits.c.black_to_move, G.black_rating), else_=G.white_rating)
+    reached = sa.select(hits.c.game, hits.c.black_to_move).distinct().subquery("reached")
+    mover_rating = sa.case((reached.c.black_to_move, G.black_rating), else_=G.white_rating)
     month = sa.func.strftime(G.date, sa.literal("%Y-%m")).label("month")
     rows = fetch(store, sa.select(month, *count_columns(G.winner))
-                 .join_from(hits, game_summary, G.game == hits.c.game)
+                 .join_from(reached, game_summary, G.game == reached.c.game)
                  .where(G.date.is_not(None), *filters.where(mover_rating))
-                 .group_by(month).order_by(month))
+                 .group_by(month).order_by(month), keys=hit_keys(position))
     return [{"month": r["month"], **Results.from_row(r).as_dict(other=False)} for r in rows]

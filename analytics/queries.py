@@ -19,9 +19,10 @@ bound parameter, and no SQL is built from user text. They run on DuckDB through 
     []
     >>> import shutil; shutil.rmtree(folder)
 
-Latency: the positions Parquet is sorted by key with min/max statistics, so the key filter,
-kept as the only predicate of the innermost ``SELECT`` (no join or function around the
-column), is pushed into the Parquet scan and reads one row group. What a result shows of a
+Latency: the positions of every batch are sorted by key with min/max statistics, so a key
+lookup reads one row group of each batch. A query about a position reads its rows as
+``store.engine.hits``, looked up first (``fetch(..., keys=hit_keys(position))``), so that
+DuckDB joins them knowing how few they are. What a result shows of a
 game comes from ``game_summary``, an in-memory table (one row per game of the ``games`` view,
 with its first source path) that the engine builds once per manifest: evaluating the ``games``
 view (a semi-join on ``sources``, itself filtered by ``retired``) costs more than the key
@@ -43,7 +44,7 @@ from analytics.results import Results, count_columns
 from core.move import code_move, code_usi
 from core.notation import ki2_move, kif_move
 from core.position import Position
-from store.engine import fetch, game_summary, games, moves, positions, sources
+from store.engine import fetch, game_summary, games, hits, moves, positions, sources
 from store.schema import EVALUATION as EVALUATION_COLUMNS
 
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
@@ -102,24 +103,25 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
     game and ply; ``offset`` skips that many rows and ``limit`` keeps the next ones (a page;
     ``occurrences`` counts them all).
     """
-    hits = _hits(position, mirror)
+    keys = hit_keys(position, mirror)
+    rows = hits
     if one_per_game:
         nth = sa.func.row_number().over(partition_by=hits.c.game,
                                         order_by=(hits.c.ply, hits.c.mirrored))
         ranked = sa.select(hits, nth.label("nth")).subquery("ranked")
-        hits = (sa.select(ranked.c.game, ranked.c.ply, ranked.c.next_move, ranked.c.mirrored)
+        rows = (sa.select(ranked.c.game, ranked.c.ply, ranked.c.next_move, ranked.c.mirrored)
                 .where(ranked.c.nth == sa.bindparam("first", 1)).subquery("first_hits"))
     g = game_summary.c
-    statement = (sa.select(hits.c.game, hits.c.ply, g.black, g.white, g.date, g.event, g.winner,
-                           g.reason, g.handicap, g.path, hits.c.next_move, hits.c.mirrored)
-                 .join_from(hits, game_summary, g.game == hits.c.game)
-                 .order_by(g.date.desc().nulls_last(), hits.c.game, hits.c.ply))
+    statement = (sa.select(rows.c.game, rows.c.ply, g.black, g.white, g.date, g.event, g.winner,
+                           g.reason, g.handicap, g.path, rows.c.next_move, rows.c.mirrored)
+                 .join_from(rows, game_summary, g.game == rows.c.game)
+                 .order_by(g.date.desc().nulls_last(), rows.c.game, rows.c.ply))
     if limit is not None:
         statement = statement.limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
     if offset:
         statement = statement.offset(sa.bindparam("offset",
                                                   checks.at_least(offset, "offset", 0)))
-    found = checks.iso_dates(fetch(store, statement), "date")
+    found = checks.iso_dates(fetch(store, statement, keys=keys), "date")
     for row in found:
         code = row["next_move"]
         row["next_move"] = None if code is None else _usi(code)
@@ -130,29 +132,27 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
 def occurrences(store, position, mirror: bool = False) -> dict:
     """``{"occurrences", "games"}``: how many rows ``search`` gives for ``position`` (with
     ``mirror``, its mirror image too) and in how many games, without fetching them."""
-    hits = _hits(position, mirror)
     statement = (sa.select(sa.func.count().label("occurrences"),
                            sa.func.count(sa.distinct(hits.c.game)).label("games"))
                  .select_from(hits.join(game_summary, game_summary.c.game == hits.c.game)))
-    return fetch(store, statement)[0]
+    return fetch(store, statement, keys=hit_keys(position, mirror))[0]
 
 
-def _hits(position, mirror: bool):
-    """The positions rows of ``position`` (and of its mirror image), with ``mirrored``."""
+def hit_keys(position, mirror: bool = False) -> dict:
+    """The keys whose positions rows a query on ``position`` reads as ``store.engine.hits``:
+    ``{key: mirrored}``, with ``mirror`` also its left-right mirror image's (once, for a
+    symmetric position).
+
+    >>> hit_keys(Position()) == {Position().key(): False}
+    True
+    """
     position = _given(position)
-    key = position_key(position)
-    keys = [(key, False)]
+    keys = {position_key(position): False}
     if mirror:
         if not isinstance(position, Position):
             raise ValueError("mirror search needs a Position or an SFEN, not a bare key")
-        mirrored = position.mirror().key()
-        if mirrored != key:
-            keys.append((mirrored, True))
-    branches = [sa.select(positions.c.game, positions.c.ply, positions.c.next_move,
-                          positions.c.black_to_move,
-                          (sa.true() if flag else sa.false()).label("mirrored"))
-                .where(_key_filter(f"key{i}", k)) for i, (k, flag) in enumerate(keys)]
-    return (branches[0] if len(branches) == 1 else sa.union_all(*branches)).subquery("hits")
+        keys.setdefault(position.mirror().key(), True)
+    return keys
 
 
 # ----- the opening explorer --------------------------------------------------------------------
@@ -176,8 +176,6 @@ def explore(store, position, *, filters: GameFilter = GameFilter(), min_count: i
     that end in the position are not listed. ``min_count`` drops moves played in fewer games.
     """
     position = _given(position)
-    hits = (sa.select(positions.c.game, positions.c.next_move, positions.c.black_to_move)
-            .where(_key_filter("key", position_key(position))).subquery("hits"))
     g = game_summary.c
     # the rating of the player who chose the move: the side to move in the position
     mover_rating = sa.case((hits.c.black_to_move, g.black_rating), else_=g.white_rating)
@@ -204,7 +202,7 @@ def explore(store, position, *, filters: GameFilter = GameFilter(), min_count: i
                                                    checks.at_least(min_count, "min_count", 1)))
                  .order_by(sa.desc("games"), per_game.c.next_move))
     result = []
-    for row in fetch(store, statement):
+    for row in fetch(store, statement, keys=hit_keys(position)):
         move = code_move(row["next_move"])
         kif = ki2 = None
         if isinstance(position, Position) and position.illegality(move) is None:
