@@ -475,8 +475,8 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = 
           f"{n / ingest['ingest_s']:,.0f} positions/s, {ingest['batches']} batches committed, "
           f"{ingest['merges']} merges in {ingest['merge_s']:.1f} s (included) leave "
           f"{ingest['live_batches']}; peak RSS: largest process "
-          f"{ingest['ingest_process_peak_mb']:,.0f} MB, whole tree "
-          f"{ingest['ingest_tree_peak_mb']:,.0f} MB", flush=True)
+          f"{ingest['ingest_process_peak_mb']:,.0f} MB (the client {ingest['ingest_hwm_mb']:,.0f}"
+          f" MB), whole tree {ingest['ingest_tree_peak_mb']:,.0f} MB", flush=True)
 
     games = load_games(folder)
     hits = pick_positions(games, seed * 31 + 1, lookups)
@@ -497,7 +497,7 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = 
     if not keep:
         shutil.rmtree(compacted_dir, ignore_errors=True)
 
-    if again:
+    if baseline_path.exists() and (again or keep):  # kept by an earlier run of this seed
         result["baseline"] = {"build_s": None, "rows": None, "bytes": os.path.getsize(baseline_path)}
     else:
         result["baseline"] = build_baseline(games, baseline_path)

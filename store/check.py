@@ -31,6 +31,7 @@ from typing import Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from store import partitions
 from store.folder import MARK, Store
 from store.manifest import BATCH_NAME, StoreError, new_manifest
 from store.schema import ADDED, TABLES
@@ -86,8 +87,17 @@ def _store(store) -> Store:
 def check_batch(folder: Path) -> list:
     """The damaged files of one batch folder (every table read whole, its shape checked)."""
     damage = []
-    for table, schema in TABLES.items():
-        path = folder / f"{table}.parquet"
+    try:
+        present = os.listdir(folder)
+    except OSError:
+        present = []
+    positions = sorted(n for n in present if partitions.parse(n) is not None)
+    damage += [Damage(folder.name, name, "the file is missing")
+               for name in partitions.missing(positions)]
+    files = [(table, schema, name) for table, schema in TABLES.items()
+             for name in (positions if table == "positions" else [f"{table}.parquet"])]
+    for table, schema, name in files:
+        path = folder / name
         if not path.is_file():
             damage.append(Damage(folder.name, path.name, "the file is missing"))
             continue

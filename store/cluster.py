@@ -60,7 +60,7 @@ import pyarrow.parquet as pq
 from ingest.pipeline import read_file
 from ingest.read import record_files
 from store.batch import Batch
-from store.folder import Store, write_table
+from store.folder import Store, write_positions, write_table
 from store.manifest import StoreError
 from store.schema import TABLES
 from store.tiers import BASE
@@ -434,7 +434,10 @@ def write_batch(pieces: list, folder: str, number: int, client_tables: dict) -> 
         [("key", "ascending"), ("game", "ascending"), ("ply", "ascending")])
     tables.update(client_tables)
     for name in TABLES:
-        write_table(tables[name].cast(TABLES[name]), Path(folder) / f"{name}.parquet", name)
+        if name == "positions":
+            write_positions(tables[name].cast(TABLES[name]), Path(folder))
+        else:
+            write_table(tables[name].cast(TABLES[name]), Path(folder) / f"{name}.parquet", name)
     return tables["positions"].num_rows
 
 

@@ -29,7 +29,8 @@ from duckdb_engine import ConnectionWrapper
 from duckdb_engine.datatypes import UBigInteger
 from sqlalchemy.pool import QueuePool
 
-from store.folder import Store
+from store import partitions
+from store.folder import Store, sql_string
 from store.player_names import add_player_names
 from store.schema import TABLES
 
@@ -104,14 +105,39 @@ hits = sa.table("hits", sa.column("game", sa.Integer), sa.column("ply", sa.Integ
                 sa.column("mirrored", sa.Boolean))
 
 
-def _register_hits(connection, keys: dict) -> None:
-    """Look up the positions rows of ``keys`` (``{key: mirrored}``) on ``connection`` (a
-    pooled DuckDB cursor) and register them as ``hits``."""
-    branches = " UNION ALL ".join(
-        f"SELECT game, ply, next_move, black_to_move, {'true' if mirrored else 'false'} AS "
-        f"mirrored FROM positions WHERE key = ?::UBIGINT" for mirrored in keys.values())
-    found = connection.sql(branches, params=list(keys)).to_arrow_table()
+#: the lookups a handle keeps (a search asks for the count, then a page: one lookup), and
+#: the most rows one may hold to be kept
+_KEEP_HITS, _KEEP_HITS_ROWS = 64, 200_000
+
+
+def _register_hits(connection, keys: dict, handle: "Handle") -> None:
+    """Register the positions rows of ``keys`` (``{key: mirrored}``) as ``hits`` on
+    ``connection`` (a pooled DuckDB cursor): the handle's recent lookups, or a new one."""
+    wanted = tuple(keys.items())
+    found = handle.lookups.get(wanted)
+    if found is None:
+        found = _look_up(connection, keys, handle.positions)
+        if found.num_rows <= _KEEP_HITS_ROWS:
+            with LOCK:
+                handle.lookups[wanted] = found
+                while len(handle.lookups) > _KEEP_HITS:
+                    handle.lookups.pop(next(iter(handle.lookups)))
     connection.register(hits.name, found)
+
+
+def _look_up(connection, keys: dict, files: dict):
+    """The positions rows of ``keys`` as an Arrow table. ``files``: ``{batch folder: its
+    positions files}``; each key is looked up in the file of each batch whose key range holds
+    it (``store.partitions``)."""
+    branches = []
+    for key, mirrored in keys.items():
+        paths = [str(folder / partitions.covering(names, key)) for folder, names in files.items()]
+        source = (f"read_parquet([{', '.join(sql_string(p) for p in paths)}])" if paths
+                  else "positions")  # an empty store: the typed empty view
+        branches.append(f"SELECT game, ply, next_move, black_to_move, "
+                        f"{'true' if mirrored else 'false'} AS mirrored FROM {source} "
+                        f"WHERE key = ?::UBIGINT")
+    return connection.sql(" UNION ALL ".join(branches), params=list(keys)).to_arrow_table()
 
 
 # ----- the engine, per store and manifest -----------------------------------------------------
@@ -122,6 +148,8 @@ class Handle(NamedTuple):
     engine: sa.Engine
     database: duckdb.DuckDBPyConnection
     summaries: set  # the in-memory tables built on first use (``label_summary``)
+    positions: dict  # batch folder -> its positions files (``_look_up``)
+    lookups: dict  # recent lookups: tuple of (key, mirrored) -> Arrow table
 
 
 LOCK = threading.Lock()
@@ -154,12 +182,12 @@ def _handle(store: Store) -> Handle:
             if handle is not None and handle.stamp == stamp:
                 return handle
             try:
-                built, database = _build(store)
+                built, database, files = _build(store)
             except duckdb.Error:
                 if attempt == 2 or store.stamp() == stamp:
                     raise
                 continue  # a commit or compaction removed files while we read them
-            remember(_ENGINES, store.root, Handle(stamp, built, database, set()))
+            remember(_ENGINES, store.root, Handle(stamp, built, database, set(), files, {}))
         if handle is not None:
             handle.engine.dispose()  # connections in use finish their query first
         return _ENGINES[store.root]
@@ -167,13 +195,16 @@ def _handle(store: Store) -> Handle:
 
 
 def _build(store: Store) -> tuple:
-    """A new in-memory database with the views and ``game_summary``, and its engine."""
-    database = store.connect()  # its cursors share the Parquet footers it caches
+    """A new in-memory database with the views and ``game_summary``, its engine, and the
+    positions files of each batch."""
+    manifest = store.manifest()
+    files = {store.batch_dir(b): store.positions_files(b) for b in manifest["batches"]}
+    database = store.connect(manifest)  # its cursors share the Parquet footers it caches
     built = sa.create_engine("duckdb://", creator=lambda: ConnectionWrapper(database.cursor()),
                              poolclass=QueuePool, pool_size=4, max_overflow=16)
     database.execute(_summary_statement(built.dialect))
     add_player_names(database)
-    return built, database
+    return built, database, files
 
 
 def _with_labels(handle: Handle) -> None:
@@ -201,7 +232,7 @@ def fetch(store, statement, parameters=None, labels: bool = False, keys: dict = 
             with handle.engine.connect() as connection:
                 cursor = connection.connection.driver_connection
                 if keys is not None:
-                    _register_hits(cursor, keys)
+                    _register_hits(cursor, keys, handle)
                 try:
                     result = connection.execute(statement, parameters or {})
                     names = list(result.keys())

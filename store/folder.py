@@ -46,12 +46,15 @@ from pathlib import Path
 from typing import Optional
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store import DEFAULT_STORE
 from store.manifest import (BATCH_NAME, FORMAT, StoreDamaged, StoreError, check_manifest,
                             new_manifest)
+from store import partitions
+from store.partitions import PARTITION_ROWS
 from store.schema import ADDED, TABLES
 from store.tiers import BASE, merges
 
@@ -71,15 +74,18 @@ POSITIONS_ROW_GROUP = 32768
 _REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
 
-def _quote(text: str) -> str:
+def sql_string(text: str) -> str:
+    """``text`` as an SQL string literal (a path of the store's own files, say)."""
     return "'" + text.replace("'", "''") + "'"
 
 
 class Store:
     """A store folder (created on first write)."""
 
-    def __init__(self, root=DEFAULT_STORE):
+    def __init__(self, root=DEFAULT_STORE, partition_rows: int = PARTITION_ROWS):
         self.root = Path(root).resolve()
+        #: the most positions a file of a batch this writer writes holds (``store.partitions``)
+        self.partition_rows = partition_rows
         #: what the last commits could not do but did not need to (the analysts' database not
         #: refreshed, say), for the command line to show
         self.notes: list = []
@@ -123,7 +129,26 @@ class Store:
     def table_files(self, table: str, manifest=None) -> list:
         """The Parquet files of ``table`` in the committed batches."""
         manifest = manifest or self.manifest()
+        if table == "positions":
+            return [str(self.batch_dir(b) / name) for b in manifest["batches"]
+                    for name in self.positions_files(b)]
         return [str(self.batch_dir(b) / f"{table}.parquet") for b in manifest["batches"]]
+
+    def positions_files(self, batch: str) -> list:
+        """The names of the positions files of ``batch`` (one per key range,
+        ``store.partitions``), with those its split lacks (a reader then says they are
+        missing)."""
+        try:
+            names = [n for n in os.listdir(self.batch_dir(batch))
+                     if partitions.parse(n) is not None]
+        except OSError:
+            names = []
+        return sorted(names + partitions.missing(names))
+
+    def batch_positions(self, batch: str) -> int:
+        """The positions ``batch`` holds (from its files' footers)."""
+        return sum(pq.read_metadata(self.batch_dir(batch) / name).num_rows
+                   for name in self.positions_files(batch))
 
     # ----- reading -------------------------------------------------------------------------------
 
@@ -155,7 +180,7 @@ class Store:
             if missing is not None:
                 raise StoreDamaged(_damaged(self.root, Path(missing), "the file is missing"))
             if files:
-                source = f"read_parquet([{', '.join(_quote(f) for f in files)}])"
+                source = f"read_parquet([{', '.join(sql_string(f) for f in files)}])"
                 added = _added_since(manifest.get("format", FORMAT), table)
                 if added:  # an older store: the columns its batches lack, as nulls
                     try:
@@ -330,7 +355,10 @@ class Store:
                 data = tables.get(table)
                 if data is None:
                     data = schema.empty_table()
-                write_table(data, folder / f"{table}.parquet", table)
+                if table == "positions":
+                    write_positions(data, folder, self.partition_rows)
+                else:
+                    write_table(data, folder / f"{table}.parquet", table)
             self._install(folder, name)
         except OSError as error:
             if folder is not None:
@@ -350,8 +378,9 @@ class Store:
         batches it replaces stay for ``SUPERSEDED_GRACE`` seconds."""
         manifest = self.manifest()
         number = self.next_batch(manifest)
+        rows = sum(self.batch_positions(b) for b in manifest["batches"])
         name = self._rewrite(manifest, manifest["batches"], number,
-                             _compaction_queries(number), "compacting into")
+                             _compaction_queries(number), rows, "compacting into")
         labels = {**self.labels_state(manifest), "from_batch": number}
         self._replace(manifest, manifest["batches"], name,
                       {"format": FORMAT, "labels": labels})
@@ -363,8 +392,7 @@ class Store:
         made = []
         while True:
             manifest = self.manifest()
-            sizes = [(b, pq.read_metadata(self.batch_dir(b) / "positions.parquet").num_rows)
-                     for b in manifest["batches"]]
+            sizes = [(b, self.batch_positions(b)) for b in manifest["batches"]]
             plan = merges(sizes, base)
             if not plan:
                 return made
@@ -377,34 +405,43 @@ class Store:
         ``SUPERSEDED_GRACE`` seconds."""
         manifest = self.manifest()
         number = self.next_batch(manifest)
-        queries = {table: f"SELECT * FROM read_parquet([{', '.join(_quote(f) for f in files)}])"
-                   for table, files in ((t, [str(self.batch_dir(b) / f"{t}.parquet")
-                                             for b in names]) for t in TABLES)}
-        queries["positions"] += " ORDER BY key, game, ply"
-        name = self._rewrite(manifest, names, number, queries, "merging into")
+        chosen = {**manifest, "batches": list(names)}
+        queries = {table: f"SELECT * FROM read_parquet([{', '.join(map(sql_string, files))}])"
+                   for table, files in ((t, self.table_files(t, chosen)) for t in TABLES)}
+        queries["positions"] += " WHERE {keys} ORDER BY key, game, ply"
+        rows = sum(self.batch_positions(b) for b in names)
+        name = self._rewrite(manifest, names, number, queries, rows, "merging into")
         kept = [b for b in manifest["batches"] if b not in names]
         self._replace(manifest, names, name, {"batches": kept + [name]})
         return name
 
     def _rewrite(self, manifest: dict, replaced: list, number: int, queries: dict,
-                 doing: str) -> str:
+                 positions: int, doing: str) -> str:
         """Write batch ``number`` from one query per table, inside DuckDB with bounded memory
-        (it sorts by spilling to the store's ``tmp/``); its mark names the batches it replaces
-        (``kifudb check --repair`` then never adopts both)."""
+        (it sorts by spilling to the store's ``tmp/``); the positions query (about
+        ``positions`` rows) runs once per key range (``store.partitions``), its ``{keys}`` the
+        range's condition, so each sort holds one range. The batch's mark names the batches it
+        replaces (``kifudb check --repair`` then never adopts both)."""
         name = f"b{number:06d}"
         folder = spill = None
         try:
             folder = self._new_folder(manifest, name, replaces=replaced)
             spill = self._new_folder(manifest, "spill")
             connection = self.connect(manifest)
-            connection.execute(f"SET temp_directory = {_quote(str(spill))}")
+            connection.execute(f"SET temp_directory = {sql_string(str(spill))}")
             connection.execute("SET memory_limit = '512MB'")
             connection.execute("SET preserve_insertion_order = false")
+            bits = partitions.partition_bits(positions, self.partition_rows)
             for table, query in queries.items():
-                target = _quote(str(folder / f"{table}.parquet"))
-                rows = POSITIONS_ROW_GROUP if table == "positions" else ROW_GROUP
-                connection.execute(f"COPY ({query}) TO {target} (FORMAT parquet, COMPRESSION "
-                                   f"zstd, ROW_GROUP_SIZE {rows}, PARQUET_VERSION V2)")
+                if table != "positions":
+                    _copy(connection, query, folder / f"{table}.parquet", ROW_GROUP)
+                    continue
+                for index in range(1 << bits):
+                    low, high = partitions.key_range(bits, index)
+                    keys = (f"key >= {low}::UBIGINT"
+                            + (f" AND key < {high}::UBIGINT" if high < 1 << 64 else ""))
+                    _copy(connection, query.replace("{keys}", keys),
+                          folder / partitions.file_name(bits, index), POSITIONS_ROW_GROUP)
             connection.close()
             self._install(folder, name)
         except (OSError, duckdb.Error) as error:
@@ -485,6 +522,12 @@ class Store:
             return f"{path.name} was not refreshed (the previous one stays): {error}"
 
 
+def _copy(connection, query: str, path: Path, row_group: int) -> None:
+    """Write the rows of ``query`` as the Parquet file ``path``."""
+    connection.execute(f"COPY ({query}) TO {sql_string(str(path))} (FORMAT parquet, COMPRESSION "
+                       f"zstd, ROW_GROUP_SIZE {row_group}, PARQUET_VERSION V2)")
+
+
 def _compaction_queries(number: int) -> dict:
     """The query that writes each table of a compacted batch, cast to the current schema."""
     sources = {"games": "games", "sources": "sources", "moves": "moves",
@@ -496,7 +539,8 @@ def _compaction_queries(number: int) -> dict:
             f"CAST({number if field.name == 'batch' else _column(field.name)} AS "
             f"{_duckdb_type(field.type)}) AS {_column(field.name)}" for field in schema)
         queries[table] = f"SELECT {columns} FROM {sources[table]}"
-    queries["positions"] += " WHERE game IN (SELECT game FROM games) ORDER BY key, game, ply"
+    queries["positions"] += (" WHERE {keys} AND game IN (SELECT game FROM games) "
+                             "ORDER BY key, game, ply")
     queries["retired"] += " WHERE false"
     return queries
 
@@ -517,20 +561,34 @@ def damage_message(error: Exception, root: Optional[Path] = None) -> str | None:
     None."""
     text = str(error)
     folder = "STORE|" + (re.escape(str(root)) if root is not None else r"/[^'\"\n]+?")
-    match = re.search(f"({folder})/batches/(b\\d{{6}})/(\\w+)\\.parquet", text)
-    if match is None or match.group(3) not in TABLES \
+    match = re.search(f"({folder})/batches/(b\\d{{6}})/((\\w+)(-\\d+-[0-9a-f]+)?\\.parquet)", text)
+    if match is None or match.group(4) not in TABLES \
             or text.startswith("Permission Error"):  # a file a query may not read: not damage
         return None
     if root is None:
         root = Path(match.group(1))
     reason = text.splitlines()[0].replace(str(root), "STORE")
-    return _damaged(root, root / "batches" / match.group(2) / f"{match.group(3)}.parquet", reason)
+    return _damaged(root, root / "batches" / match.group(2) / match.group(3), reason)
 
 
 def _damaged(root: Path, file: Path, reason: str) -> str:
     return (f"store damaged: batch {file.parent.name}, file {file.name}: {reason}. "
             f"`kifudb check --store {root}` lists the damaged batches; `--repair` drops them "
             f"and reads their record files again.")
+
+
+def write_positions(table: pa.Table, folder: Path, partition_rows: int = PARTITION_ROWS) -> None:
+    """Write a batch's positions (sorted by key) into ``folder``: one file per key range
+    (``store.partitions``)."""
+    bits = partitions.partition_bits(table.num_rows, partition_rows)
+    keys = table.column("key").to_numpy()
+    for index in range(1 << bits):
+        low, high = partitions.key_range(bits, index)
+        start = int(np.searchsorted(keys, np.uint64(low), "left")) if index else 0
+        stop = (int(np.searchsorted(keys, np.uint64(high), "left")) if high < 1 << 64
+                else table.num_rows)
+        write_table(table.slice(start, stop - start), folder / partitions.file_name(bits, index),
+                    "positions")
 
 
 def write_table(table: pa.Table, path: Path, name: str) -> None:

@@ -337,7 +337,7 @@ def _sql_database(store: Store, memory: Optional[int] = None) -> duckdb.DuckDBPy
         database.execute("SET allowed_paths = $1", [files])
         database.execute("SET enable_external_access = false")
         database.execute("SET lock_configuration = true")
-        remember(_SQL_DATABASES, key, Handle(stamp, None, database, set()))
+        remember(_SQL_DATABASES, key, Handle(stamp, None, database, set(), {}, {}))
         return database
 
 

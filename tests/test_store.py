@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from store.folder import Store
+from store.folder import Store, StoreDamaged
 from store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,6 +162,35 @@ def test_merges_keep_every_row_and_bound_the_batches(tmp_path):
         ingest_paths([folder], store.root, batch_positions=100)
     assert rows(tiered) == rows(one)
     check_consistent(tiered)
+
+
+def test_positions_split_by_key_range_answer_the_same(tmp_path):
+    """A writer that splits each batch's positions into files of at most 200 (store.partitions)
+    gives the rows, searches and explorer answers of a store of one file per batch; a lookup
+    reads one file per batch; a lost range is named."""
+    from analytics.queries import explore, occurrences, search
+    from core import Position
+    from store import partitions
+    from store.check import check_store
+    plain = Store(tmp_path / "plain")
+    ingest_paths([RECORDS / "apery-wcsc28"], plain)
+    split = Store(tmp_path / "split", partition_rows=200)
+    ingest_paths([RECORDS / "apery-wcsc28"], split, batch_positions=400)
+    names = [Path(f).name for f in split.table_files("positions")]
+    assert any(partitions.parse(n)[0] >= 2 for n in names), names  # merges split further
+    assert rows(split) == rows(plain) and check_store(split).sound
+    for key in [k for (k,) in plain.connect().execute(
+            "SELECT DISTINCT key FROM positions USING SAMPLE 30 ROWS").fetchall()] + [
+            Position().key()]:
+        assert occurrences(split, key) == occurrences(plain, key)
+        assert search(split, key) == search(plain, key)
+        assert explore(split, key) == explore(plain, key)
+    lost = Path(split.table_files("positions")[-1])
+    lost.unlink()
+    report = check_store(split)
+    assert [d.file for d in report.damaged] == [lost.name]
+    with pytest.raises(StoreDamaged, match=f"file {lost.name}: the file is missing"):
+        split.connect()
 
 
 def test_repair_never_adopts_a_merge_and_its_inputs(tmp_path):
