@@ -59,6 +59,10 @@ class CpuSampler:
         self._thread.join()
         return sum(self.ticks.values()) / os.sysconf("SC_CLK_TCK")
 
+    def own(self) -> float:
+        """The CPU seconds of this process alone (the client, with its Dask scheduler)."""
+        return self.ticks.get(os.getpid(), 0) / os.sysconf("SC_CLK_TCK")
+
 
 def child(paths: list, store_dir: str, options: dict) -> dict:
     """In a fresh interpreter: one ingest, its time and memory."""
@@ -69,7 +73,8 @@ def child(paths: list, store_dir: str, options: dict) -> dict:
     report = ingest_paths(paths, store_dir, **options)
     seconds = time.perf_counter() - started
     cpu = cpu_sampler.stop()
-    return {"seconds": seconds, "cpu_seconds": cpu, "positions": report.positions_added,
+    return {"seconds": seconds, "cpu_seconds": cpu, "client_cpu_seconds": cpu_sampler.own(),
+            "positions": report.positions_added,
             "games": report.games_added, "tree_peak_mb": sampler.stop() / 1024,
             "client_peak_mb": _status_kb("self", "VmHWM:") / 1024,
             "children_max_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
@@ -123,11 +128,11 @@ def main(argv=None) -> int:
     print(f"{rows[0][1]['positions']:,} positions, {rows[0][1]['games']:,} games "
           f"({', '.join(Path(p).name for p in paths[:3])}{'…' if len(paths) > 3 else ''})")
     print(f"{'ingest':<20}{'seconds':>9}{'positions/s':>13}{'× jobs 1':>10}{'CPU s':>8}"
-          f"{'tree peak MB':>14}{'largest process MB':>20}")
+          f"{'client CPU s':>14}{'tree peak MB':>14}{'largest process MB':>20}")
     for name, out in rows:
         rate = out["positions"] / out["seconds"]
         print(f"{name:<20}{out['seconds']:>9.1f}{rate:>13,.0f}{rate / one:>10.2f}"
-              f"{out['cpu_seconds']:>8.1f}"
+              f"{out['cpu_seconds']:>8.1f}{out['client_cpu_seconds']:>14.1f}"
               f"{out['tree_peak_mb']:>14,.0f}"
               f"{max(out['client_peak_mb'], out['children_max_mb']):>20,.0f}")
     print("stores identical" if len(prints) == 1 else f"stores DIFFER: {prints}")

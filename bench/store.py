@@ -420,7 +420,7 @@ def measure_layout(store_dir, hits, misses, openings) -> dict:
 
     store = Store(store_dir)
     files = store.table_files("positions")
-    out = {"batches": len(files),
+    out = {"batches": len(store.manifest()["batches"]), "positions_files": len(files),
            "positions_bytes": sum(os.path.getsize(f) for f in files),
            "store_bytes": live_bytes(store_dir),
            "tables": {t: sum(os.path.getsize(f) for f in store.table_files(t))
@@ -529,7 +529,8 @@ def run_scale(positions: int, seed: int = 1, lookups: int = 200, cluster: str = 
 
 def report_layout(title: str, m: dict, n: int) -> None:
     s, e, p = m["search"], m["explore"], m["positions_lookup"]
-    print(f"\n{title}: {m['batches']} batches; positions {m['positions_bytes'] / n:.2f} B/pos, "
+    print(f"\n{title}: {m['batches']} batches ({m['positions_files']} positions files); "
+          f"positions {m['positions_bytes'] / n:.2f} B/pos, "
           f"store {m['store_bytes'] / n:.2f} B/pos ("
           + ", ".join(f"{t} {b / n:.2f}" for t, b in m["tables"].items()) + ")")
     print(f"{'':44s} {'median ms':>10s} {'p99 ms':>8s} {'p99 ≤100k':>10s} {'max ms':>8s} "
@@ -562,8 +563,10 @@ def summary(results: list) -> None:
             ("  positions/s", lambda r: f"{r['positions'] / r['ingest']['ingest_s']:,.0f}"),
             ("  batches committed / merges / left", lambda r: f"{r['ingest']['batches']} / "
              f"{r['ingest']['merges']} / {r['ingest']['live_batches']}"),
+            ("  positions files left", lambda r: f"{r['tiered'].get('positions_files', '?')}"),
             ("  of which merging, s", lambda r: f"{r['ingest']['merge_s']:,.1f}"),
             ("  peak RSS largest process, MB", lambda r: f"{r['ingest']['ingest_process_peak_mb']:,.0f}"),
+            ("  peak RSS of the client, MB", lambda r: f"{r['ingest']['ingest_hwm_mb']:,.0f}"),
             ("  peak RSS whole tree, MB", lambda r: f"{r['ingest']['ingest_tree_peak_mb']:,.0f}"),
             ("full compaction, s", lambda r: f"{r['compact']['compact_s']:,.1f}"),
             ("  peak RSS, MB", lambda r: f"{r['compact']['compact_tree_peak_mb']:,.0f}")]

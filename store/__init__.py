@@ -2,7 +2,10 @@
 knows Arrow, Parquet, DuckDB and SQL.
 
 - ``store.schema``: the tables (Arrow schemas) and the compact code of a move;
-- ``store.folder``: ``Store``, the folder — manifest, batches and their atomic commit, compaction;
+- ``store.folder``: ``Store``, the folder — manifest, batches and their atomic commit, merges
+  and compaction;
+- ``store.tiers``: which batches merge (size tiers); ``store.partitions``: positions split by key
+  range, one file per range;
 - ``store.writer``: ``kifudb ingest`` — games read by ``ingest`` become batches;
 - ``store.relabel``: label the stored games again after the definitions changed;
 - ``store.engine``: the views as SQLAlchemy tables and the cached engine that queries run on;

@@ -6,7 +6,8 @@ Layout::
     STORE/manifest.json          the commit point: {"format", "store_id", "next_game",
                                  "batches": [...], "labels": {"version", "from_batch"},
                                  "superseded": [{"batches": [...], "at": time}]}
-    STORE/batches/b000001/*.parquet   one file per table (see ``store.schema``), and
+    STORE/batches/b000001/*.parquet   one file per table (see ``store.schema``; a large batch's
+                                 positions one file per key range, ``store.partitions``), and
     STORE/batches/b000001/batch.json  the mark of the store that wrote it
     STORE/kifudb.duckdb          the same views, for analysts (read-only use; rewritten on commit)
     STORE/.lock                  held by the one process that writes

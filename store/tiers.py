@@ -1,21 +1,21 @@
-"""Which batches to merge, so that a lookup reads few files and no compaction rewrites the store.
+"""Which batches to merge, so that a lookup reads few files and no ingest rewrites the store.
 
-Every batch holds its positions sorted by key (``store.batch``), so a key lookup reads one row
-group of each batch's ``positions.parquet``: what a lookup costs grows with the number of
-batches. A long ingest writes a batch every half a million positions, 200 at 100M positions.
-Rewriting everything into one batch (``Store.compact``) after each ingest costs as much as the
-store, and more with every ingest. Instead, batches are **tiered by size**, as the levels of a
-log-structured merge tree: tier 0 holds batches under ``BASE`` positions, tier *t* ≥ 1 those of
-``BASE·FANOUT^(t-1)`` up to ``BASE·FANOUT^t``. When a tier holds ``FANOUT`` batches, its
-``FANOUT`` oldest are merged into one batch of the next tier, and so on up. So:
+A key lookup reads one file of each batch (its key range, ``store.partitions``), so what it
+costs grows with the number of batches. A long ingest writes a batch every half a million
+positions, 200 at 100M positions. Rewriting everything into one batch (``Store.compact``) after
+each ingest costs as much as the store, more with every ingest. Instead, batches are **tiered by
+size**, as the levels of a log-structured merge tree: tier 0 holds batches under ``BASE``
+positions, tier *t* ≥ 1 those of ``BASE·FANOUT^(t-1)`` up to ``BASE·FANOUT^t``. When a tier
+holds ``FANOUT`` batches, its ``FANOUT`` oldest are merged into one batch of the next tier, and
+so on up. So:
 
-* a store of *n* positions has fewer than ``FANOUT`` batches per tier, about
-  ``(FANOUT - 1)·log_FANOUT(n / BASE)`` at most (12 at 100M positions, 18 at 10 billion);
-* each position is rewritten once per tier it climbs, ``log_FANOUT(n / BASE)`` times over the
-  store's life (4 times at 100M), never the whole store at once: the largest merge is a
-  ``1/(FANOUT-1)`` part of the store at most;
-* a merge reads and writes only its ``FANOUT`` batches, with the memory of DuckDB's bounded
-  sort (``Store.merge``).
+* a store of *n* positions has fewer than ``FANOUT`` batches per tier: at most
+  ``(FANOUT - 1)·(1 + ⌈log_FANOUT(n / BASE)⌉)``, 15 at 100M positions, 27 at 10 billion;
+* a merge rewrites the batches of one tier only, and each position is rewritten once per tier
+  it climbs, ``log_FANOUT(n / BASE)`` times over the store's life (4 times at 100M): most
+  merges are small, and the one that rewrites as much as a compaction comes once per factor
+  of ``FANOUT`` in size;
+* a merge sorts one key range at a time inside DuckDB, which spills to disk (``Store.merge``).
 
     >>> merges([("b000001", 10), ("b000002", 20), ("b000003", 30)], base=100)
     []
