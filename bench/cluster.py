@@ -1,8 +1,9 @@
-"""Ingest on a Dask cluster (``kifudb ingest --cluster local:2``) against ``--jobs 2`` and
-``--jobs 1`` on the same synthetic corpus (``bench/corpus.py``): positions per second, the CPU
-seconds of all the processes (what the cluster's work costs whatever else runs), the peak
-resident memory of the whole process tree (client, nanny and worker processes) and of the
-largest single process, and whether the three stores hold the same rows.
+"""Ingest on a Dask cluster (``kifudb ingest --cluster local:2``) against one worker
+(``--cluster local:1``), ``--jobs 2`` and ``--jobs 1`` on the same synthetic corpus
+(``bench/corpus.py``): positions per second, the CPU seconds of all the processes (what the
+cluster's work costs whatever else runs) and of the client alone, the peak resident memory of
+the whole process tree (client, nanny and worker processes) and of the largest single process,
+and whether the four stores hold the same rows.
 
     python -m bench.cluster [--positions 100k] [--folders N]
 
@@ -26,7 +27,7 @@ from pathlib import Path
 from bench.store import RESULTS, ROOT, TreeSampler, _descendants, _status_kb, parse_scale
 
 WAYS = (("--jobs 1", {"jobs": 1}), ("--jobs 2", {"jobs": 2}),
-        ("--cluster local:2", {"cluster": "local:2"}))
+        ("--cluster local:1", {"cluster": "local:1"}), ("--cluster local:2", {"cluster": "local:2"}))
 
 
 class CpuSampler:

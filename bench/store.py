@@ -535,7 +535,7 @@ def report_layout(title: str, m: dict, n: int) -> None:
           + ", ".join(f"{t} {b / n:.2f}" for t, b in m["tables"].items()) + ")")
     print(f"{'':44s} {'median ms':>10s} {'p99 ms':>8s} {'p99 ≤100k':>10s} {'max ms':>8s} "
           f"{'cold ms':>8s}")
-    for label, t in ((f"search, first page of {PAGE} + count", s), ("positions lookup only (key)", p),
+    for label, t in ((f"search, first page of {PAGE} + count", s), ("key lookup through the positions view", p),
                      ("explore (plies 0-12)", e)):
         print(f"{label:44s} {t['median_ms']:10.2f} {t['p99_ms']:8.2f} {t['p99_bounded_ms']:10.2f} "
               f"{t['max_ms']:8.2f} {t['cold_ms']:8.1f}", flush=True)

@@ -26,11 +26,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ingest.pipeline import StoredGame
-from store.schema import TABLES
+from store.schema import EVALUATION, TABLES
 
 
 _END = 0xFFFF  # the next move of a game's last position: none (stored as null)
-_NO_EVALUATION: dict = {}  # the evaluation columns of a move without one: nulls
+#: the moves columns of ``StoredGame.move_rows``, in its order
+_MOVE_ROW = ("line", "parent", "ply", "usi", "text", "seconds", "comment")
 
 
 class Batch:
@@ -69,12 +70,16 @@ class Batch:
     def add_game(self, game_id: int, game: StoredGame) -> None:
         """A new game: its ``games`` row, every move of every line, its positions and labels."""
         self.describe(game_id, game)
+        rows = game.move_rows
+        moves = self.columns["moves"]
+        moves["game"].extend([game_id] * len(rows))
+        for name, column in zip(_MOVE_ROW, zip(*rows)):  # the row's columns, as they come
+            moves[name].extend(column)
         evaluations = game.evaluations
-        for line, parent, ply, usi, text, seconds, comment in game.move_rows:
-            evaluation = evaluations.get(ply) if evaluations and line == 0 else None
-            self._add("moves", game=game_id, line=line, parent=parent, ply=ply, usi=usi,
-                      text=text, seconds=seconds, comment=comment,
-                      **(evaluation.as_dict() if evaluation is not None else _NO_EVALUATION))
+        for name, _ in EVALUATION:  # an evaluation of a main-line move, or null
+            moves[name].extend(
+                [getattr(evaluations[ply], name) if line == 0 and ply in evaluations else None
+                 for line, _, ply, *_ in rows] if evaluations else [None] * len(rows))
         if game.keys:
             self._add_positions(game_id, game)
         if game.labels is not None:

@@ -238,7 +238,7 @@ def fetch(store, statement, parameters=None, labels: bool = False, keys: dict = 
                     names = list(result.keys())
                     return [dict(zip(names, row)) for row in result.fetchall()]
                 finally:
-                    if keys is not None:
+                    if keys is not None:  # registered: _register_hits raises before it does
                         cursor.unregister(hits.name)
         except (sa.exc.DBAPIError, duckdb.Error):
             if attempt or store.stamp() == handle.stamp:
