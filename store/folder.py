@@ -9,7 +9,8 @@ Layout::
     STORE/batches/b000001/*.parquet   one file per table (see ``store.schema``; a large batch's
                                  positions one file per key range, ``store.partitions``), and
     STORE/batches/b000001/batch.json  the mark of the store that wrote it
-    STORE/kifudb.duckdb          the same views, for analysts (read-only use; rewritten on commit)
+    STORE/kifudb.duckdb          the same views, for analysts (read-only use; rewritten when a
+                                 writer lets its lock go)
     STORE/.lock                  held by the one process that writes
     STORE/tmp/                   batches being written (each folder marked like a batch)
 
@@ -87,6 +88,7 @@ class Store:
         self.root = Path(root).resolve()
         #: the most positions a file of a batch this writer writes holds (``store.partitions``)
         self.partition_rows = partition_rows
+        self._refresh: Optional[dict] = None  # see ``locked``
         #: what the last commits could not do but did not need to (the analysts' database not
         #: refreshed, say), for the command line to show
         self.notes: list = []
@@ -243,14 +245,26 @@ class Store:
 
     @contextlib.contextmanager
     def locked(self):
-        """Hold the writer's lock only (``store.check`` repairs a store ``writing`` refuses)."""
+        """Hold the writer's lock only (``store.check`` repairs a store ``writing`` refuses).
+        The analysts' ``kifudb.duckdb`` is refreshed once, when the lock is let go, for the
+        last manifest written under it (an ingest commits a batch every half a million
+        positions: refreshing it at every commit cost its client a third of its time)."""
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / ".lock", "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
+            self._refresh = {}  # held: the manifest to refresh the database for, once
             try:
                 yield self
             finally:
-                fcntl.flock(lock, fcntl.LOCK_UN)
+                pending, self._refresh = self._refresh, None
+                try:
+                    if pending:
+                        self._refresh_now(pending["manifest"])
+                    elif self._database_behind():  # a writer killed before it refreshed
+                        with contextlib.suppress(StoreError):  # a damaged store says so itself
+                            self._refresh_now(self.manifest())
+                finally:
+                    fcntl.flock(lock, fcntl.LOCK_UN)
 
     def _writable_manifest(self) -> dict:
         if self.manifest_path.exists():
@@ -475,6 +489,23 @@ class Store:
                 tmp.unlink()
             raise self._disk_error(error, "writing manifest.json") from None
         _fsync_dir(self.root)
+        if self._refresh is not None:  # under the lock: refreshed when it is let go
+            self._refresh["manifest"] = manifest
+        else:
+            self._refresh_now(manifest)
+
+    def _database_behind(self) -> bool:
+        """True when ``kifudb.duckdb`` is older than the manifest (or missing beside one)."""
+        try:
+            manifest = os.stat(self.manifest_path).st_mtime_ns
+        except OSError:
+            return False
+        try:
+            return os.stat(self.root / "kifudb.duckdb").st_mtime_ns < manifest
+        except OSError:
+            return True
+
+    def _refresh_now(self, manifest: dict) -> None:
         note = self.refresh_database(manifest)
         if note is not None:
             self.notes.append(note)

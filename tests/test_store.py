@@ -150,6 +150,12 @@ def test_merges_keep_every_row_and_bound_the_batches(tmp_path):
     levels = [tier(n, 100) for n in sizes]
     assert all(levels.count(level) < FANOUT for level in levels)
     assert rows(tiered) == rows(one)
+    # the analysts' database, refreshed once when the ingest let its lock go, shows them all
+    import duckdb
+    analysts = duckdb.connect(str(tiered.root / "kifudb.duckdb"), read_only=True)
+    assert analysts.execute("SELECT count(*) FROM positions").fetchone()[0] == len(
+        rows(one)["positions"])
+    analysts.close()
     # the merged batches' positions are sorted by key, as every batch's are
     for f in tiered.table_files("positions"):
         keys = [k for (k,) in tiered.connect().execute(
