@@ -152,6 +152,10 @@ def ingest(paths, store_dir, jobs: int, cluster, compact, progress) -> None:
         with store.writing():
             store.compact()
     click.echo(ingest_summary(report, elapsed, had_games))
+    if report.merged:
+        click.echo(f"{plural(len(report.merged), 'merge')} of batches of the same size in "
+                   f"{report.merge_seconds:.1f} s (included): the store has "
+                   f"{plural(len(store.manifest()['batches']), 'batch')}")
     if report.findings:
         click.echo(f"{plural(report.findings, 'finding')}: 'kifudb stats findings --store "
                    f"{printable(store.root)}' lists them (or the dashboard's Validation page)")

@@ -65,6 +65,17 @@ def test_moves_in_every_notation():
     assert "５七金打" in run("moves", sfen, "-n", "kif").output.split()
 
 
+def test_the_fourth_small_ingest_merges_the_batches(tmp_path):
+    """Each ingest of a small folder commits one batch; four of the smallest tier merge into
+    one (store.tiers), and the command says so."""
+    store = tmp_path / "store"
+    folders = sorted(p for p in (ROOT / "tests" / "fixtures" / "records").iterdir() if p.is_dir())
+    outputs = [run("ingest", folder, "--store", store).output for folder in folders[:4]]
+    assert not any("merge" in output for output in outputs[:3])
+    assert "1 merge of batches of the same size in " in outputs[3]
+    assert "the store has 1 batch\n" in outputs[3]
+
+
 def test_ingest_the_samples_then_nothing_to_do(tmp_path):
     store = tmp_path / "store"
     first = run("ingest", ROOT / "data" / "samples", "--store", store)
