@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import time
 from dataclasses import dataclass, field
@@ -147,7 +148,7 @@ def ingest_state(store: Store, report: IngestReport) -> tuple:
     for f, g, detail, date, black, white in connection.execute(
             f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
             f"QUALIFY row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall():
-        catalogue.stored.setdefault(f, []).append((g, detail, _identity(date, black, white)))
+        catalogue.remember(f, g, detail, _identity(date, black, white))
     connection.close()
     labels = store.labels_state()
     if labels["version"] is None:
@@ -174,23 +175,53 @@ class Catalogue:
 
     def __init__(self, next_game: int):
         self.next_game = next_game
-        #: fingerprint -> [(game id, detail, identity)] of the games stored
+        #: fingerprint (as a number) -> the games stored with these moves: one
+        #: ``(game id, detail, identity)``, or a list of them when several are (kept small: the
+        #: client of a cluster ingest holds one entry per game of the store, about 250 bytes)
         self.stored: dict = {}
+        self._texts: dict = {}  # one copy of each date and player name
+
+    def remember(self, fingerprint: str, game_id: int, detail: int, identity: tuple) -> None:
+        """A game already stored (``ingest_state``)."""
+        key = _fingerprint_key(fingerprint)
+        entry = (game_id, detail, self._shared(identity))
+        same = self.stored.get(key)
+        self.stored[key] = entry if same is None else (
+            [*same, entry] if isinstance(same, list) else [same, entry])
 
     def place(self, fingerprint: str, detail: int, identity: tuple) -> tuple:
         """``(game id, added, describe)`` of one source of a game: ``added`` for a new game,
         ``describe`` for a stored one this source says more about."""
-        same = self.stored.setdefault(fingerprint, [])
-        known = next((i for i, (_, _, other) in enumerate(same) if _same_game(identity, other)),
+        key = _fingerprint_key(fingerprint)
+        same = self.stored.get(key)
+        games = [] if same is None else same if isinstance(same, list) else [same]
+        known = next((i for i, (_, _, other) in enumerate(games) if _same_game(identity, other)),
                      None)
         if known is None:
             game_id = self.next_game
             self.next_game += 1
-            same.append((game_id, detail, identity))
+            self.remember(fingerprint, game_id, detail, identity)
             return game_id, True, False
-        game_id, stored_detail, stored_identity = same[known]
-        same[known] = (game_id, max(detail, stored_detail), _merge(stored_identity, identity))
+        game_id, stored_detail, stored_identity = games[known]
+        games[known] = (game_id, max(detail, stored_detail),
+                        self._shared(_merge(stored_identity, identity)))
+        self.stored[key] = games if len(games) > 1 else games[0]
         return game_id, False, detail > stored_detail
+
+    def _shared(self, identity: tuple) -> tuple:
+        """``identity`` with its texts shared with the other games' (players and dates
+        repeat)."""
+        return tuple(None if text is None else self._texts.setdefault(text, text)
+                     for text in identity)
+
+
+_FINGERPRINT = re.compile("[0-9a-f]{16}")
+
+
+def _fingerprint_key(fingerprint: str):
+    """A game fingerprint (16 hex digits) as a number, which takes half the memory; any other
+    text as it is."""
+    return int(fingerprint, 16) if _FINGERPRINT.fullmatch(fingerprint) else fingerprint
 
 
 def source_facts(game: StoredGame) -> tuple:
