@@ -126,10 +126,16 @@ def boards(page) -> list:
     return [re.sub(r" \d+$", "", label.split("SFEN ", 1)[1]) for label in labels]
 
 
-def click_row(page, table: int, row: int, x: float = 0.5, height: int = 35) -> None:
-    """Click a row of the ``table``-th data grid (a canvas) anywhere: at ``x`` of its width
-    (rows of ``height`` pixels under the header)."""
-    grid = page.locator('[data-testid="stDataFrame"]').nth(table)
+def click_row(page, table, row: int, x: float = 0.5, height: int = 35) -> None:
+    """Click a row of a data grid (a canvas) anywhere: at ``x`` of its width (rows of
+    ``height`` pixels under the header). ``table``: the grid's index on the page, or the key
+    of its ``st.dataframe`` (waited for: the page may still be drawing it)."""
+    grids = page.locator('[data-testid="stDataFrame"]')
+    if isinstance(table, str):
+        grid = page.locator(f'.st-key-{table} [data-testid="stDataFrame"]')
+        grid.wait_for(timeout=30_000)
+    else:
+        grid = grids.nth(table)
     grid.scroll_into_view_if_needed()
     box = grid.bounding_box()
     assert box is not None
@@ -483,8 +489,7 @@ def test_a_click_anywhere_on_a_row_acts(server, tab, db, dashboard_store):
     row, name = next((i, p) for i, p in enumerate(everyone) if i > 0 and
                      stats.player_summary(dashboard_store, p)["openings"])
     visit(tab, f"{server}/players", "Head to head")
-    grids = tab.locator('[data-testid="stDataFrame"]')
-    click_row(tab, grids.count() - 1, row, x=0.7)  # the table of all players, on a score
+    click_row(tab, "players-table", row, x=0.7)  # the table of all players, on a score
     tab.locator('[data-testid="stHeading"]', has_text=name).first.wait_for(timeout=30_000)
     settle(tab, "Favourite openings")
     click_row(tab, 1, 0, x=0.8)  # the player's favourite opening, on its games won
