@@ -45,10 +45,10 @@ import sqlalchemy as sa
 
 from analytics import checks
 from analytics.filters import GameFilter
-from analytics.queries import _key_filter, position_key
+from analytics.queries import hit_keys
 from core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
 from core.position import STARTING_SFEN
-from store.engine import fetch, game_summary, games, moves, positions
+from store.engine import fetch, game_summary, games, hits, moves
 
 __all__ = ["chosen_games", "stored_kifus", "stored_kifu", "StoredKifu", "record_text",
            "record_file_name", "games_archive", "Archive"]
@@ -72,10 +72,10 @@ def chosen_games(store, filters: GameFilter = GameFilter(), *, position=None) ->
     ids: dicts of ``game`` and ``path`` (its first source file)."""
     g = game_summary.c
     statement = sa.select(g.game, g.path).where(*filters.where()).order_by(g.game)
-    if position is not None:
-        reached = sa.select(positions.c.game).where(_key_filter("key", position_key(position)))
-        statement = statement.where(g.game.in_(reached))
-    return fetch(store, statement)
+    if position is None:
+        return fetch(store, statement)
+    return fetch(store, statement.where(g.game.in_(sa.select(hits.c.game))),
+                 keys=hit_keys(position))
 
 
 def stored_kifus(store, chosen: list, variations: bool = True) -> Iterator[StoredKifu]:

@@ -36,7 +36,6 @@ import json
 from typing import Optional
 
 import sqlalchemy as sa
-from duckdb_engine.datatypes import UBigInteger
 
 from analytics import checks
 from analytics.filters import GameFilter
@@ -44,7 +43,7 @@ from analytics.results import Results, count_columns
 from core.move import code_move, code_usi
 from core.notation import ki2_move, kif_move
 from core.position import Position
-from store.engine import fetch, game_summary, games, hits, moves, positions, sources
+from store.engine import fetch, game_summary, games, hits, moves, sources
 from store.schema import EVALUATION as EVALUATION_COLUMNS
 
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
@@ -81,10 +80,6 @@ def _given(position):
     """A position given as SFEN text (what the dashboard caches on) as a ``Position``; a
     ``Position`` or a key as it is."""
     return Position.from_sfen(position) if isinstance(position, str) else position
-
-
-def _key_filter(name: str, key: int):
-    return positions.c.key == sa.cast(sa.bindparam(name, key), UBigInteger)
 
 
 def search(store, position, mirror: bool = False, limit: Optional[int] = None,

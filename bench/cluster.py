@@ -20,44 +20,34 @@ import resource
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
-from bench.store import RESULTS, ROOT, TreeSampler, _descendants, _status_kb, parse_scale
+from bench.store import RESULTS, ROOT, ProcessSampler, TreeSampler, _status_kb, parse_scale
 
 WAYS = (("--jobs 1", {"jobs": 1}), ("--jobs 2", {"jobs": 2}),
         ("--cluster local:1", {"cluster": "local:1"}), ("--cluster local:2", {"cluster": "local:2"}))
 
 
-class CpuSampler:
+class CpuSampler(ProcessSampler):
     """The CPU seconds of this process and every descendant it had (workers of a process pool
     started by a fork server are no children to wait for, so ``RUSAGE_CHILDREN`` misses them):
     the last reading of each process's ``/proc/PID/stat``, summed."""
 
     def __init__(self, interval: float = 0.05):
-        self.interval, self.ticks, self._stop = interval, {}, threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        super().__init__(interval)
+        self.ticks: dict = {}
 
-    def _run(self):
-        me = os.getpid()
-        while not self._stop.is_set():
-            for pid in [me] + _descendants(me):
-                try:
-                    with open(f"/proc/{pid}/stat") as stream:
-                        fields = stream.read().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                self.ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
-            self._stop.wait(self.interval)
+    def sample(self, pids: list) -> None:
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat") as stream:
+                    fields = stream.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            self.ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
 
-    def start(self):
-        self._thread.start()
-        return self
-
-    def stop(self) -> float:
-        self._stop.set()
-        self._thread.join()
+    def result(self) -> float:
         return sum(self.ticks.values()) / os.sysconf("SC_CLK_TCK")
 
     def own(self) -> float:

@@ -112,31 +112,53 @@ def _descendants(pid) -> list:
     return found
 
 
-class TreeSampler:
-    """The peak of the summed resident size of this process and its descendants, and of the
-    largest one."""
+class ProcessSampler:
+    """A thread that reads this process and its descendants every ``interval`` seconds
+    (``sample``, given their pids) from ``start()`` to ``stop()``."""
 
-    def __init__(self, interval: float = 0.02):
-        self.interval, self.peak_kb, self._stop = interval, 0, threading.Event()
-        #: the peak of the largest single process
-        self.process_peak_kb = 0
+    def __init__(self, interval: float):
+        self.interval, self._stop = interval, threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         me = os.getpid()
         while not self._stop.is_set():
-            sizes = [_status_kb(p, "VmRSS:") for p in [me] + _descendants(me)]
-            self.peak_kb = max(self.peak_kb, sum(sizes))
-            self.process_peak_kb = max(self.process_peak_kb, *sizes)
+            self.sample([me] + _descendants(me))
             self._stop.wait(self.interval)
+
+    def sample(self, pids: list) -> None:
+        raise NotImplementedError
+
+    def result(self):
+        """What ``stop()`` returns."""
+        raise NotImplementedError
 
     def start(self):
         self._thread.start()
         return self
 
-    def stop(self) -> int:
+    def stop(self):
         self._stop.set()
         self._thread.join()
+        return self.result()
+
+
+class TreeSampler(ProcessSampler):
+    """The peak of the summed resident size of this process and its descendants, and of the
+    largest one."""
+
+    def __init__(self, interval: float = 0.02):
+        super().__init__(interval)
+        self.peak_kb = 0
+        #: the peak of the largest single process
+        self.process_peak_kb = 0
+
+    def sample(self, pids: list) -> None:
+        sizes = [_status_kb(p, "VmRSS:") for p in pids]
+        self.peak_kb = max(self.peak_kb, sum(sizes))
+        self.process_peak_kb = max(self.process_peak_kb, *sizes)
+
+    def result(self) -> int:
         return self.peak_kb
 
 

@@ -94,6 +94,9 @@ def check_batch(folder: Path) -> list:
     positions = sorted(n for n in present if partitions.parse(n) is not None)
     damage += [Damage(folder.name, name, "the file is missing")
                for name in partitions.missing(positions)]
+    if partitions.mixed(positions):
+        damage.append(Damage(folder.name, positions[0], f"positions files of two splits, whose "
+                                                        f"key ranges overlap: {', '.join(positions)}"))
     files = [(table, schema, name) for table, schema in TABLES.items()
              for name in (positions if table == "positions" else [f"{table}.parquet"])]
     for table, schema, name in files:

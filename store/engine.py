@@ -105,9 +105,9 @@ hits = sa.table("hits", sa.column("game", sa.Integer), sa.column("ply", sa.Integ
                 sa.column("mirrored", sa.Boolean))
 
 
-#: the lookups a handle keeps (a search asks for the count, then a page: one lookup), and
-#: the most rows one may hold to be kept
-_KEEP_HITS, _KEEP_HITS_ROWS = 64, 200_000
+#: the lookups a handle keeps (a search asks for the count, then a page: one lookup), at
+#: most this many and this many rows in all (about 15 bytes a row)
+_KEEP_HITS, _KEEP_HITS_ROWS = 64, 1_000_000
 
 
 def _register_hits(connection, keys: dict, handle: "Handle") -> None:
@@ -117,11 +117,11 @@ def _register_hits(connection, keys: dict, handle: "Handle") -> None:
     found = handle.lookups.get(wanted)
     if found is None:
         found = _look_up(connection, keys, handle.positions)
-        if found.num_rows <= _KEEP_HITS_ROWS:
-            with LOCK:
-                handle.lookups[wanted] = found
-                while len(handle.lookups) > _KEEP_HITS:
-                    handle.lookups.pop(next(iter(handle.lookups)))
+        with LOCK:  # the newest kept, the oldest dropped first
+            handle.lookups[wanted] = found
+            while len(handle.lookups) > _KEEP_HITS or sum(
+                    t.num_rows for t in handle.lookups.values()) > _KEEP_HITS_ROWS:
+                handle.lookups.pop(next(iter(handle.lookups)))
     connection.register(hits.name, found)
 
 

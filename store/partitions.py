@@ -49,11 +49,30 @@ def file_name(bits: int, index: int) -> str:
 
 
 def parse(name: str) -> Optional[tuple]:
-    """``(bits, index)`` of a positions file's name, or None if it is not one."""
+    """``(bits, index)`` of a positions file's name, or None if it is not one (a split of
+    more than ``MAX_BITS`` bits, or a range past its last, is none).
+
+    >>> parse("positions.parquet"), parse("positions-2-3.parquet"), parse("positions-2-4.parquet")
+    ((0, 0), (2, 3), None)
+    """
     match = _NAME.fullmatch(name)
     if match is None:
         return None
-    return (0, 0) if match.group(1) is None else (int(match.group(1)), int(match.group(2), 16))
+    if match.group(1) is None:
+        return 0, 0
+    bits, index = int(match.group(1)), int(match.group(2), 16)
+    if not 0 < bits <= MAX_BITS or index >= 1 << bits:
+        return None
+    return bits, index
+
+
+def mixed(names) -> bool:
+    """True when ``names`` belong to more than one split (their ranges overlap).
+
+    >>> mixed(["positions.parquet", "positions-1-0.parquet"]), mixed(["positions-1-1.parquet"])
+    (True, False)
+    """
+    return len({parse(name)[0] for name in names}) > 1
 
 
 def missing(names) -> list:

@@ -183,7 +183,9 @@ class Catalogue:
 
     def remember(self, fingerprint: str, game_id: int, detail: int, identity: tuple) -> None:
         """A game already stored (``ingest_state``)."""
-        key = _fingerprint_key(fingerprint)
+        self._add(_fingerprint_key(fingerprint), game_id, detail, identity)
+
+    def _add(self, key, game_id: int, detail: int, identity: tuple) -> None:
         entry = (game_id, detail, self._shared(identity))
         same = self.stored.get(key)
         self.stored[key] = entry if same is None else (
@@ -200,7 +202,7 @@ class Catalogue:
         if known is None:
             game_id = self.next_game
             self.next_game += 1
-            self.remember(fingerprint, game_id, detail, identity)
+            self._add(key, game_id, detail, identity)
             return game_id, True, False
         game_id, stored_detail, stored_identity = games[known]
         games[known] = (game_id, max(detail, stored_detail),

@@ -147,16 +147,22 @@ def test_each_move_has_its_score_performance_and_the_position_its_history(store,
     assert json.loads(shown.output)["history"] == history
 
 
-def test_the_explorer_page_shows_the_history_by_month(store, monkeypatch):
+def explorer_page(store, monkeypatch):
+    """The dashboard's explorer on ``store``, run once (Streamlit's AppTest)."""
     from streamlit.testing.v1 import AppTest
-
-    from analytics.position_history import position_history
 
     monkeypatch.setenv("KIFUDB_STORE", str(store))
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
     at.run()
     at.switch_page("views/explorer.py")
     at.run()
+    return at
+
+
+def test_the_explorer_page_shows_the_history_by_month(store, monkeypatch):
+    from analytics.position_history import position_history
+
+    at = explorer_page(store, monkeypatch)
     assert not at.exception
     months = position_history(store, "startpos")
     assert len(months) > 10
@@ -225,13 +231,7 @@ def test_the_mover_rating_band(store, rows, opening):
 def test_the_sidebar_sets_a_band_on_the_mover(store, monkeypatch):
     """The sidebar's "Rating band on: the player to move" reaches the explorer: at the start
     the games whose ▲ is rated 3000–3500 (two), not those whose two players are (one)."""
-    from streamlit.testing.v1 import AppTest
-
-    monkeypatch.setenv("KIFUDB_STORE", str(store))
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("views/explorer.py")
-    at.run()
+    at = explorer_page(store, monkeypatch)
     at.number_input(key="f_min_rating").set_value(3000)
     at.number_input(key="f_max_rating").set_value(3500)
     at.run()
@@ -250,13 +250,7 @@ def test_the_explorer_page_shows_each_moves_performance(store, monkeypatch):
     rated): each move's ``performance`` from ``analytics.queries.explore``, rounded."""
     import re
 
-    from streamlit.testing.v1 import AppTest
-
-    monkeypatch.setenv("KIFUDB_STORE", str(store))
-    at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
-    at.run()
-    at.switch_page("views/explorer.py")
-    at.run()
+    at = explorer_page(store, monkeypatch)
     assert not at.exception
     cells = [(re.search(r'class="n rating">([^<]*)<', m.value).group(1),
               re.search(r'class="n perf">([^<]*)<', m.value).group(1))

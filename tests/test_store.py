@@ -191,6 +191,11 @@ def test_positions_split_by_key_range_answer_the_same(tmp_path):
         assert occurrences(split, key) == occurrences(plain, key)
         assert search(split, key) == search(plain, key)
         assert explore(split, key) == explore(plain, key)
+    stray = next(Path(f) for f in split.table_files("positions")
+                 if Path(f).name != "positions.parquet")
+    shutil.copy(stray, stray.parent / "positions.parquet")  # by hand: a second split
+    assert any("two splits" in d.reason for d in check_store(split).damaged)
+    (stray.parent / "positions.parquet").unlink()
     lost = Path(split.table_files("positions")[-1])
     lost.unlink()
     report = check_store(split)
