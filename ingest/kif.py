@@ -93,7 +93,7 @@ from __future__ import annotations
 
 import re
 from sys import intern
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI
 from core.notation.bod import BoardDiagram, is_bod_line
@@ -115,16 +115,156 @@ _MOVE_START = frozenset("123456789" + FILE_DIGITS_FULL[1:] + RANK_KANJI[1:] + "�
 _KI2_START = frozenset(KI2_MARKS)
 _SPACES = " \u3000\t"
 
-# number, move text (an optional 同 and its blanks, then no blank or "(" except in the
-# from-square), optional "(this move / total)" time as [h:]m:s, optional "+". Lines that start
-# with a number but do not fit are read by ``_loose_kif_line``. The possessive quantifiers (``*+``,
-# ``++``: no backtracking into them) match what the greedy ones would, a quarter faster: each is
-# followed by a character it cannot take.
-_KIF_LINE = re.compile(
-    r" *+([0-9]++)[ \t]++((?:[同仝][ \u3000]*+)?[^\s(]++(?:\([^)]*+\))?)"
-    r"[ \t\u3000]*+(?:\( *+(?:([0-9]++):)?([0-9]++):([0-9]++(?:\.[0-9]++)?) *+/"
-    r" *+(?:([0-9]++):)?([0-9]++):([0-9]++(?:\.[0-9]++)?) *+\))?"
-    r"[ \t\u3000]*+(\+)?\s*\Z")
+#: A numbered move line as ``move_line`` reads it: the number, the move and its time.
+MoveLine = Tuple[int, str, Union[int, float, None], Union[int, float, None], bool]
+_NO_MOVE_LINE: MoveLine = (-1, "", None, None, False)
+
+
+def move_line(line: str) -> MoveLine:
+    """``(number, move, seconds, total, plus)`` of a numbered KIF move line, or number -1 when
+    the line is not one (``_loose_kif_line`` reads what is almost one)::
+
+        >>> move_line("   1 ７六歩(77)   ( 0:02/00:00:02)+")
+        (1, '７六歩(77)', 2, 2, True)
+        >>> move_line("  12 同　銀(79)   ( 1:02:03.5/01:02:03.5)")
+        (12, '同　銀(79)', 3723.5, 3723.5, False)
+        >>> move_line("3 投了"), move_line("3 ７六歩 x")[0]
+        ((3, '投了', None, None, False), -1)
+
+    The grammar, read left to right without going back (so in one pass): blanks; the number
+    (ASCII digits); blanks or tabs; the move: an optional 同 (or 仝) with the blanks after it,
+    then characters up to a blank or ``(``, then an optional ``(…)`` (the from-square); blanks
+    (also tabs and U+3000); an optional time ``( [h:]m:s/[h:]m:s)`` (seconds may have a
+    fraction, blanks around the fields); blanks; an optional ``+`` (a variation follows); white
+    space to the end. A time that does not fit leaves the line no move line, as does anything
+    else after the move.
+    """
+    n = len(line)
+    i = _skip(line, 0, False)
+    end = _digits_end(line, i)
+    if end == i or end == n or not (line[end] == " " or line[end] == "\t"):
+        return _NO_MOVE_LINE
+    written = _value(line, i, end)
+    i = end
+    while i < n and (line[i] == " " or line[i] == "\t"):
+        i += 1
+    start = i
+    if i < n and (line[i] == "同" or line[i] == "仝"):  # 同 and its blanks, when a move follows
+        after = i + 1
+        while after < n and (line[after] == " " or line[after] == "\u3000"):
+            after += 1
+        if _move_end(line, after) > after:
+            i = after
+    end = _move_end(line, i)
+    if end == i:
+        return _NO_MOVE_LINE
+    i = end
+    if i < n and line[i] == "(":
+        close = line.find(")", i + 1)
+        if close >= 0:
+            i = close + 1
+    text = line[start:i]
+    i = _skip(line, i, True)
+    seconds: Union[int, float, None] = None
+    total: Union[int, float, None] = None
+    if i < n and line[i] == "(":
+        i, seconds, total = _time(line, i)
+        if i < 0:
+            return _NO_MOVE_LINE
+        i = _skip(line, i, True)
+    plus = i < n and line[i] == "+"
+    if plus:
+        i += 1
+    if i < n and not line[i:].isspace():
+        return _NO_MOVE_LINE
+    return written, text, seconds, total, plus
+
+
+def _move_end(line: str, i: int) -> int:
+    """The index after the characters at ``i`` that are neither white space nor ``(``."""
+    n = len(line)
+    while i < n:
+        c = ord(line[i])
+        if c == 40 or c <= 0x3000 and chr(c).isspace():  # 40: "("; no space is above U+3000
+            break
+        i += 1
+    return i
+
+
+def _skip(line: str, i: int, wide: bool) -> int:
+    """The index after the blanks at ``i`` (``wide``: tabs and U+3000 too)."""
+    n = len(line)
+    while i < n:
+        c = ord(line[i])
+        if not (c == 32 or wide and (c == 9 or c == 0x3000)):  # " ", "\t", U+3000
+            break
+        i += 1
+    return i
+
+
+def _digits_end(line: str, i: int) -> int:
+    """The index after the ASCII digits at ``i``."""
+    n = len(line)
+    while i < n:
+        c = ord(line[i])
+        if c < 48 or c > 57:
+            break
+        i += 1
+    return i
+
+
+def _clock_at(line: str, i: int) -> Tuple[int, Union[int, float]]:
+    """``(end, seconds)`` of a clock ``[h:]m:s[.f]`` at ``i``; end -1 if there is none."""
+    n = len(line)
+    end = _digits_end(line, i)
+    if end == i or end == n or line[end] != ":":
+        return -1, 0
+    hours = 0
+    minutes = _value(line, i, end)
+    i = end + 1
+    end = _digits_end(line, i)
+    if end == i:
+        return -1, 0
+    if end < n and line[end] == ":":  # hours:minutes:seconds
+        hours, minutes = minutes, _value(line, i, end)
+        i = end + 1
+        end = _digits_end(line, i)
+        if end == i:
+            return -1, 0
+    if end + 1 < n and line[end] == "." and _digits_end(line, end + 1) > end + 1:
+        fraction_end = _digits_end(line, end + 1)
+        return fraction_end, minutes * 60 + _number(line[i:fraction_end]) + hours * 3600
+    return end, minutes * 60 + _value(line, i, end) + hours * 3600
+
+
+def _value(line: str, i: int, end: int) -> int:
+    """The number the ASCII digits ``line[i:end]`` write."""
+    value = 0
+    while i < end:
+        value = value * 10 + ord(line[i]) - 48
+        i += 1
+    return value
+
+
+def _time(line: str, i: int) -> Tuple[int, Union[int, float], Union[int, float]]:
+    """``(end, seconds, total)`` of a time ``( [h:]m:s / [h:]m:s )`` at ``i`` (which holds
+    ``(``); end -1 if there is none."""
+    n = len(line)
+    i, seconds = _clock_at(line, _skip(line, i + 1, False))
+    if i < 0:
+        return -1, 0, 0
+    i = _skip(line, i, False)
+    if i == n or line[i] != "/":
+        return -1, 0, 0
+    i, total = _clock_at(line, _skip(line, i + 1, False))
+    if i < 0:
+        return -1, 0, 0
+    i = _skip(line, i, False)
+    if i == n or line[i] != ")":
+        return -1, 0, 0
+    return i + 1, seconds, total
+
+
 _KI2_MOVES = re.compile(rf"[{KI2_MARKS}][^{KI2_MARKS}]*")
 _FULL_DIGITS = str.maketrans(FILE_DIGITS_FULL, "0123456789")
 _SIDES = (("先手", BLACK), ("下手", BLACK), ("後手", WHITE), ("上手", WHITE))
@@ -136,19 +276,6 @@ def _number(text: str) -> Union[int, float]:
         value = float(text)
         return int(value) if value.is_integer() else value
     return int(text)
-
-
-def _clock_seconds(hours: Optional[str], minutes: str, seconds: str) -> Union[int, float]:
-    """The seconds of a time as ``_KIF_LINE`` reads it: ``[hours:]minutes:seconds``, the
-    seconds perhaps with a fraction (``_number``).
-
-    >>> _clock_seconds(None, "0", "02"), _clock_seconds("1", "02", "03.5")
-    (2, 3723.5)
-    """
-    total = int(minutes) * 60 + _number(seconds)
-    if hours:
-        total += int(hours) * 3600
-    return total
 
 
 def _clock(text: str):
@@ -321,43 +448,26 @@ class _Game:
             self.b.add(INFO, "mixed_notation", f"a {notation.upper()} move line in a "
                        f"{self.fmt.upper()} record; read as {notation.upper()}", number, text=raw)
 
-    def kif_move(self, groups: tuple, number: int, raw: str) -> None:
-        """A numbered line (``_KIF_LINE``'s groups): its move, or its terminal word, with its time
-        goes to the builder; a number that is not the ply is reported (``move_number_mismatch``),
-        so is a time that is not one (``bad_time``); a ``+`` marks the ply for a variation.
-        The hot path: keep it lean."""
-        written: str  # the move number, the move text, then the clock fields and the "+" if any
-        text: str
-        h1: Optional[str]
-        m1: Optional[str]
-        s1: Optional[str]
-        h2: Optional[str]
-        m2: Optional[str]
-        s2: Optional[str]
-        plus: Optional[str]
-        written, text, h1, m1, s1, h2, m2, s2, plus = groups
-        seconds: Union[int, float, None]
-        total: Union[int, float, None]
+    def kif_move(self, fields: MoveLine, number: int, raw: str) -> None:
+        """A numbered line (``move_line``'s fields): its move, or its terminal word, with its
+        time goes to the builder; a number that is not the ply is reported
+        (``move_number_mismatch``), so is a time that is not one (``bad_time``); a ``+`` marks
+        the ply for a variation. The hot path: keep it lean."""
+        written, text, seconds, total, plus = fields
         if not self.in_moves:
-            self.settle(int(written), number)
+            self.settle(written, number)
             self.in_moves = True
         branch = self.current
         line = branch.line
         ply = line.start + len(line.moves)
-        numbered = int(written)
-        if numbered - ply != branch.offset:
-            self._ply_check(branch, numbered, ply, number, raw)
-        if s1 is not None and m1 is not None and s2 is not None and m2 is not None:
-            seconds = _clock_seconds(h1, m1, s1)  # (the four are there together, or none)
-            total = _clock_seconds(h2, m2, s2)
-        elif ":" in text:
+        if written - ply != branch.offset:
+            self._ply_check(branch, written, ply, number, raw)
+        if seconds is None and ":" in text:
             text, seconds, total = self._loose_time(text, number, raw)
             if not text:
                 self.b.add(WARNING, "unparsable_line", "a numbered line with a time but no move",
                            number, ply, raw)
                 return
-        else:
-            seconds = total = None
         if text[0] not in _MOVE_START:  # no terminal word starts like a move
             self.b.end(text, number, seconds, raw)
             return
@@ -506,9 +616,9 @@ def _leading_digits(text: str) -> str:
 _BLANK_FROM = re.compile(r"[ \u3000]+(?=\([1-9]{2}\))")
 
 
-def _loose_kif_line(s: str):
-    """The parts of a numbered line the regular expression does not fit (blanks or other text
-    in the move, a time in another layout), as ``_KIF_LINE``'s groups; None if it has no move.
+def _loose_kif_line(s: str) -> MoveLine:
+    """The fields of a numbered line ``move_line`` does not read (blanks or other text in the
+    move, a time in another layout), the time left in the move; number -1 if it has no move.
 
     >>> _loose_kif_line("5 同銀　(79)   ( 0:00/00:00:07)")[1]
     '同銀(79)   ( 0:00/00:00:07)'
@@ -518,16 +628,16 @@ def _loose_kif_line(s: str):
         i += 1
     rest = s[i:]
     if not rest[:1].isspace():
-        return None
+        return _NO_MOVE_LINE
     text = rest.strip()
     if "(" in text:  # 同銀　(79): a blank some writers put before the from-square
         text = _BLANK_FROM.sub("", text)
-    plus = None
-    if text.endswith("+"):
-        text, plus = text[:-1].rstrip(), "+"
+    plus = text.endswith("+")
+    if plus:
+        text = text[:-1].rstrip()
     if not text:
-        return None
-    return s[:i], text, None, None, None, None, None, None, plus
+        return _NO_MOVE_LINE
+    return int(s[:i]), text, None, None, plus
 
 
 #: Header keys that start a new game when they follow the moves of another one.
@@ -562,7 +672,6 @@ def read_lines(text: str, source: str, encoding: str, fmt: str) -> list:
     ``ingest.ki2.read_ki2``, which call it through ``ingest.record.read_safely``)."""
     games: list = []
     game: Optional[_Game] = None
-    match = _KIF_LINE.match
     for number, line in enumerate(text.split("\n"), 1):
         if not line:
             continue
@@ -577,20 +686,16 @@ def read_lines(text: str, source: str, encoding: str, fmt: str) -> list:
             continue
         if c == "#" and not line.startswith(("#KIF", "#KI2")):
             continue
-        m = match(line)
-        if m is not None:
+        fields = move_line(line)
+        if fields[0] < 0:
+            s = line.strip()
+            if s[:1].isdigit() and s[0].isascii() and not is_bod_line(s):
+                fields = _loose_kif_line(s)
+        if fields[0] >= 0:
             if game is None:
                 game = _Game(source, 0, encoding, fmt, number)
-            game.kif_move(m.groups(), number, line)
+            game.kif_move(fields, number, line)
             continue
-        s = line.strip()
-        if s[:1].isdigit() and s[0].isascii() and not is_bod_line(s):
-            groups = _loose_kif_line(s)
-            if groups is not None:
-                if game is None:
-                    game = _Game(source, 0, encoding, fmt, number)
-                game.kif_move(groups, number, line)
-                continue
         if not s:
             continue
         c = s[0]

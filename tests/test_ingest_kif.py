@@ -637,3 +637,75 @@ def test_a_broken_diagram_in_a_record_is_a_finding_not_a_crash():
     [game] = read_kif(text)
     assert {f.code for f in game.findings} == {"bad_start_position"}
     assert game.moves[0].text == "７六歩(77)"
+
+
+# ---- the move line's reader against the grammar written as a regular expression ----------
+
+from ingest.kif import move_line  # noqa: E402
+
+#: ``move_line``'s grammar as the regular expression the reader used before (possessive
+#: quantifiers: it never goes back into a run, as ``move_line`` does not); the test's oracle.
+MOVE_LINE = re.compile(
+    r" *+([0-9]++)[ \t]++((?:[同仝][ \u3000]*+)?[^\s(]++(?:\([^)]*+\))?)"
+    r"[ \t\u3000]*+(?:\( *+(?:([0-9]++):)?([0-9]++):([0-9]++(?:\.[0-9]++)?) *+/"
+    r" *+(?:([0-9]++):)?([0-9]++):([0-9]++(?:\.[0-9]++)?) *+\))?"
+    r"[ \t\u3000]*+(\+)?\s*\Z")
+
+
+def _seconds(hours, minutes, seconds):
+    value = float(seconds) if "." in seconds else int(seconds)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    total = int(minutes) * 60 + value
+    return total + int(hours) * 3600 if hours else total
+
+
+def _oracle(line: str):
+    m = MOVE_LINE.match(line)
+    if m is None:
+        return -1
+    g = m.groups()
+    timed = g[3] is not None
+    return (int(g[0]), g[1], _seconds(*g[2:5]) if timed else None,
+            _seconds(*g[5:8]) if timed else None, g[8] is not None)
+
+
+_PIECES = st.sampled_from([" ", "  ", "\t", "\u3000", "\xa0", "\x0b", "1", "12", "0", "９",
+                           ":", ".", "/", "(", ")", "+", "同", "仝", "７六歩", "(77)", "成",
+                           "投了", "x", "0:02", "00:00:02", "1:02:03.5", "02.", "\r", "\x1c",
+                           "\x1f", "\x85", "\u2003"])
+
+
+@given(st.lists(_PIECES, max_size=14).map("".join))
+@settings(max_examples=3000, deadline=None)
+def test_move_line_reads_what_the_grammar_says(line):
+    got = move_line(line)
+    assert (got if got[0] >= 0 else -1) == _oracle(line)
+
+
+@st.composite
+def _move_lines(draw):
+    """Lines shaped like real ones, with a field changed now and then."""
+    def clock(hours):
+        text = f"{draw(st.integers(0, 99))}:{draw(st.sampled_from(['00', '5', '59', '07']))}"
+        if draw(st.booleans()):
+            text += draw(st.sampled_from([".5", ".0", ".", ".25"]))
+        return (f"{draw(st.integers(0, 9))}:" if hours else "") + text
+    blanks = st.sampled_from(["", " ", "   ", "\t", "\u3000"])
+    move = draw(st.sampled_from(["７六歩(77)", "同　銀(79)", "同 銀(79)", "同銀(79)", "投了",
+                                 "同", "同　", "８八角成(22)", "中断", "７六歩(77", "P*5e"]))
+    separator = draw(st.sampled_from([" ", "  ", "", "\t"]))
+    line = f"{draw(blanks)}{draw(st.integers(0, 300))}{separator}"
+    line += move + draw(blanks)
+    if draw(st.booleans()):
+        line += (f"({draw(blanks)}{clock(draw(st.booleans()))}{draw(blanks)}/{draw(blanks)}"
+                 f"{clock(draw(st.booleans()))}{draw(blanks)})")
+    ending = draw(st.sampled_from(["", "+", "+ ", " x", "\x1c", "\x1f", "\xa0", "\x85", "\u2003"]))
+    return line + draw(blanks) + ending + draw(blanks)
+
+
+@given(_move_lines())
+@settings(max_examples=3000, deadline=None)
+def test_move_line_reads_real_shaped_lines_as_the_grammar_says(line):
+    got = move_line(line)
+    assert (got if got[0] >= 0 else -1) == _oracle(line)
