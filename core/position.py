@@ -71,20 +71,18 @@ class SfenError(ValueError):
     """Raised for SFEN text that does not describe a position."""
 
 
-#: piece code -> its SFEN letters ("1" for an empty square); the squares in SFEN's order
-_SFEN_TOKENS: Final = ["1"] + [""] * 31
+#: piece code -> its SFEN letters
+_SFEN_TOKENS: Final = [""] * 32
 for _code in range(1, 32):
     if _code & 15 and _code & 15 < 15:
         _t = _code & 15
         _letter = USI_LETTERS[UNPROMOTED[_t]]
         _letter = _letter if _code < 16 else _letter.lower()
         _SFEN_TOKENS[_code] = "+" + _letter if _t > KING else _letter
-_SFEN_ORDER: Final = tuple(file * 9 + rank for rank in range(9) for file in range(8, -1, -1))
-_EMPTY_RUNS: Final = ["1" * n for n in range(10)]
 _DIGITS: Final = [str(n) for n in range(10)]
 
 
-def sfen_of(board: Sequence[int], hands: Sequence[Sequence[int]], turn: int,
+def sfen_of(board: list[int], hands: list[list[int]], turn: int,
             move_number: int = 1) -> str:
     """The SFEN of 81 piece codes, the two hands (counts by piece type) and the side to move —
     for readers that build a position square by square.
@@ -92,10 +90,23 @@ def sfen_of(board: Sequence[int], hands: Sequence[Sequence[int]], turn: int,
     >>> sfen_of([0] * 80 + [8], [[0, 2] + [0] * 6, [0] * 8], 0)
     '9/9/9/9/9/9/9/9/K8 b 2P 1'
     """
-    tokens = [_SFEN_TOKENS[board[s]] for s in _SFEN_ORDER]
-    text = "/".join(["".join(tokens[i:i + 9]) for i in range(0, 81, 9)])
-    for n in range(9, 1, -1):  # runs of empty squares (each "1" here) become their count
-        text = text.replace(_EMPTY_RUNS[n], _DIGITS[n])
+    parts = []
+    for rank in range(9):  # each rank from file 9 to file 1; a run of empty squares as its count
+        if rank:
+            parts.append("/")
+        empty = 0
+        for file in range(8, -1, -1):
+            code = board[file * 9 + rank]
+            if code == 0:
+                empty += 1
+                continue
+            if empty:
+                parts.append(_DIGITS[empty])
+                empty = 0
+            parts.append(_SFEN_TOKENS[code])
+        if empty:
+            parts.append(_DIGITS[empty])
+    text = "".join(parts)
     hand = ""
     for colour in (BLACK, WHITE):
         for t in HAND_ORDER:

@@ -56,6 +56,8 @@ class Decoded:
 
 
 def _normalize(text: str) -> str:
+    if "\r" not in text:
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -63,6 +65,8 @@ def declared_encoding(data: bytes):
     """The codec a file declares in its first lines (KIF ``#KIF … encoding=``, CSA
     ``'CSA encoding=``), or None."""
     head = data[:512]
+    if b"ncoding" not in head.lower():  # (the quick answer for most files)
+        return None
     for raw_line in head.splitlines()[:5]:
         stripped = raw_line.lstrip()
         if stripped.startswith((b"#KIF", b"'CSA", b"#KI2", b"# KIF")) or b"encoding=" in stripped:

@@ -2,15 +2,18 @@
 starts from the position kept at its branch point (issue "Nothing lost, no way in", item 4).
 The cost is counted in moves played by the rules engine, not timed."""
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from core.game import Game
+from core._native import PURE_VARIABLE
 from core.move import Move
 from core.notation import kif_move
 from core.position import Position
-from ingest.pipeline import read_data
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -41,25 +44,37 @@ def kif_with_late_variations(moves: list, variations: int) -> bytes:
     return ("\n".join(out) + "\n").encode("utf-8")
 
 
-@pytest.fixture
-def plays(monkeypatch):
-    """Count every move the rules engine plays (the real ``Game.play``, counted)."""
-    counted = {"n": 0}
-    real = Game.play
+#: Run in a child process on the interpreted source (``KIFUDB_PURE=1``): compiled code calls
+#: ``Game.play`` directly, so only there does a wrapper put on it see every move played.
+COUNT_PLAYS = """
+import json, sys
+from core.game import Game
+from ingest.pipeline import read_data
 
-    def play(self, move, *args):
-        counted["n"] += 1
-        return real(self, move, *args)
+counted = 0
+real = Game.play
 
-    monkeypatch.setattr(Game, "play", play)
-    return counted
+def play(self, move, *args):
+    global counted
+    counted += 1
+    return real(self, move, *args)
+
+Game.play = play
+[game] = read_data(open(sys.argv[1], "rb").read(), "late.kif").games
+print(json.dumps([game.moves, game.variations, counted,
+                  [str(f) for f in game.findings if f.severity == "error"]]))
+"""
 
 
 @pytest.mark.parametrize("variations", [10, 400])
-def test_each_variation_costs_its_own_moves_only(plays, variations):
+def test_each_variation_costs_its_own_moves_only(tmp_path, variations):
+    """Every move the rules engine plays is counted (the real ``Game.play``, wrapped)."""
     moves = long_line()
-    read = read_data(kif_with_late_variations(moves, variations), "late.kif")
-    [game] = read.games
-    assert game.moves == len(moves) and game.variations == variations
-    assert not [f for f in game.findings if f.severity == "error"], game.findings[:3]
-    assert plays["n"] == len(moves) + variations
+    record = tmp_path / "late.kif"
+    record.write_bytes(kif_with_late_variations(moves, variations))
+    done = subprocess.run([sys.executable, "-c", COUNT_PLAYS, str(record)], cwd=ROOT, check=True,
+                          capture_output=True, text=True, env={**os.environ, PURE_VARIABLE: "1"})
+    read_moves, read_variations, plays, errors = json.loads(done.stdout)
+    assert read_moves == len(moves) and read_variations == variations
+    assert not errors, errors[:3]
+    assert plays == len(moves) + variations
