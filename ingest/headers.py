@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from typing import Optional
+from typing import Final, Optional
 
 from core.handicap import canonical_name, handicap_name, EVEN
 from core.pieces import FILE_DIGITS_FULL
@@ -29,7 +29,7 @@ _FULL_WIDTH = str.maketrans(FILE_DIGITS_FULL + "／：", "0123456789/:")
 _DATE = re.compile(r"(\d{4})\s*[/\-年.]\s*(\d{1,2})\s*[/\-月.]\s*(\d{1,2})")
 
 #: normalized field -> header keys that give it, first match wins (KIF/KI2/JKF, then CSA).
-FIELDS = {
+FIELDS: Final = {
     "event": ("棋戦", "表題", "$EVENT", "event"),
     "start_date": ("開始日時", "対局日", "$START_TIME", "date"),
     "end_date": ("終了日時", "$END_TIME"),
@@ -42,7 +42,7 @@ FIELDS = {
 }
 
 #: header key -> (its field, its rank among the field's keys)
-_FIELD_OF_KEY = {key: (name, rank) for name, keys in FIELDS.items()
+_FIELD_OF_KEY: Final = {key: (name, rank) for name, keys in FIELDS.items()
                  for rank, key in enumerate(keys)}
 
 
@@ -53,7 +53,8 @@ def parse_date(text: str) -> Optional[str]:
     if not match:
         return None
     try:
-        return datetime.date(*map(int, match.groups())).isoformat()
+        year, month, day = match.groups()
+        return datetime.date(int(year), int(month), int(day)).isoformat()
     except ValueError:
         return None
 

@@ -93,7 +93,7 @@ from __future__ import annotations
 
 import re
 from sys import intern
-from typing import Optional, Tuple, Union
+from typing import Final, Optional, Tuple, Union
 
 from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI
 from core.notation.bod import BoardDiagram, is_bod_line
@@ -103,21 +103,22 @@ from ingest.record import GameRecord, WARNING, INFO, read_safely
 __all__ = ["read_kif", "looks_like_kif", "TERMINAL_WORDS", "ending_from_summary", "read_lines"]
 
 #: Words that end a line of play when written in place of a move.
-TERMINAL_WORDS = frozenset({
+TERMINAL_WORDS: Final = frozenset({
     "投了", "中断", "千日手", "持将棋", "切れ負け", "時間切れ", "反則勝ち", "反則負け", "入玉勝ち",
     "宣言勝ち", "詰み", "詰", "不詰", "封じ手", "引き分け", "最大手数", "不戦勝", "不戦敗",
 })
 #: What KIF and KI2 call the things the builder checks (``ingest.builder``).
-DIALECT = Dialect("kif", TERMINAL_WORDS, "the terminal words of KIF")
+DIALECT: Final = Dialect("kif", TERMINAL_WORDS, "the terminal words of KIF")
 KI2_MARKS = "▲△☗☖▼▽"
 #: Characters a move text may start with (a destination, 同, or a KI2 mark).
-_MOVE_START = frozenset("123456789" + FILE_DIGITS_FULL[1:] + RANK_KANJI[1:] + "同仝" + KI2_MARKS)
-_KI2_START = frozenset(KI2_MARKS)
-_SPACES = " \u3000\t"
+_MOVE_START: Final = frozenset("123456789" + FILE_DIGITS_FULL[1:] + RANK_KANJI[1:] + "同仝" + KI2_MARKS)
+_KI2_START: Final = frozenset(KI2_MARKS)
+_ASCII_DIGITS: Final = frozenset("0123456789")
+_SPACES: Final = " \u3000\t"
 
 #: A numbered move line as ``move_line`` reads it: the number, the move and its time.
 MoveLine = Tuple[int, str, Union[int, float, None], Union[int, float, None], bool]
-_NO_MOVE_LINE: MoveLine = (-1, "", None, None, False)
+_NO_MOVE_LINE: Final[MoveLine] = (-1, "", None, None, False)
 
 
 def move_line(line: str) -> MoveLine:
@@ -141,10 +142,9 @@ def move_line(line: str) -> MoveLine:
     """
     n = len(line)
     i = _skip(line, 0, False)
-    end = _digits_end(line, i)
+    end, written = _digits(line, i)
     if end == i or end == n or not (line[end] == " " or line[end] == "\t"):
         return _NO_MOVE_LINE
-    written = _value(line, i, end)
     i = end
     while i < n and (line[i] == " " or line[i] == "\t"):
         i += 1
@@ -202,65 +202,59 @@ def _skip(line: str, i: int, wide: bool) -> int:
     return i
 
 
-def _digits_end(line: str, i: int) -> int:
-    """The index after the ASCII digits at ``i``."""
+def _digits(line: str, i: int) -> Tuple[int, int]:
+    """``(end, value)`` of the ASCII digits at ``i`` (``end == i``: there are none)."""
     n = len(line)
+    value = 0
     while i < n:
-        c = ord(line[i])
-        if c < 48 or c > 57:
+        digit = ord(line[i]) - 48
+        if digit < 0 or digit > 9:
             break
+        value = value * 10 + digit
         i += 1
-    return i
+    return i, value
 
 
 def _clock_at(line: str, i: int) -> Tuple[int, Union[int, float]]:
-    """``(end, seconds)`` of a clock ``[h:]m:s[.f]`` at ``i``; end -1 if there is none."""
+    """``(end, seconds)`` of a clock ``[h:]m:s[.f]`` at ``i``, with the blanks around it; end
+    -1 if there is none."""
     n = len(line)
-    end = _digits_end(line, i)
+    while i < n and line[i] == " ":
+        i += 1
+    end, minutes = _digits(line, i)
     if end == i or end == n or line[end] != ":":
         return -1, 0
     hours = 0
-    minutes = _value(line, i, end)
     i = end + 1
-    end = _digits_end(line, i)
+    end, seconds = _digits(line, i)
     if end == i:
         return -1, 0
     if end < n and line[end] == ":":  # hours:minutes:seconds
-        hours, minutes = minutes, _value(line, i, end)
+        hours, minutes = minutes, seconds
         i = end + 1
-        end = _digits_end(line, i)
+        end, seconds = _digits(line, i)
         if end == i:
             return -1, 0
-    if end + 1 < n and line[end] == "." and _digits_end(line, end + 1) > end + 1:
-        fraction_end = _digits_end(line, end + 1)
-        return fraction_end, minutes * 60 + _number(line[i:fraction_end]) + hours * 3600
-    return end, minutes * 60 + _value(line, i, end) + hours * 3600
-
-
-def _value(line: str, i: int, end: int) -> int:
-    """The number the ASCII digits ``line[i:end]`` write."""
-    value = 0
-    while i < end:
-        value = value * 10 + ord(line[i]) - 48
-        i += 1
-    return value
+    value: Union[int, float]
+    if end + 1 < n and line[end] == "." and _digits(line, end + 1)[0] > end + 1:
+        end = _digits(line, end + 1)[0]
+        value = minutes * 60 + _number(line[i:end]) + hours * 3600
+    else:
+        value = minutes * 60 + seconds + hours * 3600
+    while end < n and line[end] == " ":
+        end += 1
+    return end, value
 
 
 def _time(line: str, i: int) -> Tuple[int, Union[int, float], Union[int, float]]:
     """``(end, seconds, total)`` of a time ``( [h:]m:s / [h:]m:s )`` at ``i`` (which holds
     ``(``); end -1 if there is none."""
     n = len(line)
-    i, seconds = _clock_at(line, _skip(line, i + 1, False))
-    if i < 0:
+    i, seconds = _clock_at(line, i + 1)
+    if i < 0 or i == n or line[i] != "/":
         return -1, 0, 0
-    i = _skip(line, i, False)
-    if i == n or line[i] != "/":
-        return -1, 0, 0
-    i, total = _clock_at(line, _skip(line, i + 1, False))
-    if i < 0:
-        return -1, 0, 0
-    i = _skip(line, i, False)
-    if i == n or line[i] != ")":
+    i, total = _clock_at(line, i + 1)
+    if i < 0 or i == n or line[i] != ")":
         return -1, 0, 0
     return i + 1, seconds, total
 
@@ -821,10 +815,11 @@ def sniff(text: object) -> tuple:
         end = body.find("\n", start)
         line = body[start:] if end < 0 else body[start:end]
         start = end + 1
-        if _KIF_SNIFF.match(line):
+        first = line.lstrip()[:1]  # (what each pattern needs first, checked before it)
+        if first in _ASCII_DIGITS and _KIF_SNIFF.match(line):
             kif += 1
             break
-        elif _KI2_SNIFF.match(line):
+        elif first in _KI2_START and _KI2_SNIFF.match(line):
             ki2 += 1
         elif line.startswith(("#KIF", "手数--")):
             kif += 1

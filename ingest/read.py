@@ -40,6 +40,18 @@ class FileRead:
 
 
 def _reader(fmt: str):
+    """The reader of a format, ``(text, path, encoding) -> [GameRecord]``, imported when first
+    asked for."""
+    reader = _READERS.get(fmt)
+    if reader is None:
+        reader = _READERS[fmt] = _import_reader(fmt)
+    return reader
+
+
+_READERS: dict = {}
+
+
+def _import_reader(fmt: str):
     if fmt in ("kif", "kifu"):
         from ingest.kif import read_kif
         return lambda text, path, enc: read_kif(text, path, enc, format=fmt)

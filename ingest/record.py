@@ -16,7 +16,7 @@ by the rules engine, and a bad move is reported where it stands.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Final, Optional, Union
 
 from core.position import STARTING_SFEN
 
@@ -24,7 +24,7 @@ from core.findings import ERROR, WARNING, INFO, Finding  # noqa: F401 (the reade
 from ingest.findings import PER_GAME, PER_LINE, Findings  # noqa: F401 (the readers' too)
 
 #: the comments of a move that has none (shared: never appended to)
-NO_COMMENTS: tuple = ()
+NO_COMMENTS: Final[tuple] = ()
 
 
 @dataclass(slots=True)

@@ -17,7 +17,7 @@ space, a half-width space or nothing; 行 and 入 read as 上, 生 as 不成.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Optional
+from typing import Final, NamedTuple, Optional
 
 from core.pieces import KANJI_TYPES, FILE_DIGITS_FULL, RANK_KANJI
 from core.notation._common import bounded_store
@@ -56,7 +56,7 @@ class Tokens(NamedTuple):
     from_square: Optional[int]
 
 
-_CACHE: dict = {}
+_CACHE: Final[dict] = {}
 
 
 def tokens(text: str) -> Tokens:

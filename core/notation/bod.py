@@ -43,7 +43,7 @@ as in a handicap game: Kifu for Windows writes ``下手番`` when 下手 is to m
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Final, Optional
 
 from core.pieces import (BLACK, WHITE, HAND_TYPES, HAND_ORDER, KANJI_SHORT, KANJI_TYPES,
                          FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES)
@@ -58,18 +58,19 @@ _HAND_PIECES = {name: t for name, t in PIECES.items() if t in HAND_TYPES}
 _EMPTY = frozenset("・･·")
 _WHITE_MARKS = frozenset("vV")
 _BLACK_MARKS = frozenset(" \u3000^+")
-_RANKS = {ch: i for i, ch in enumerate(RANK_KANJI) if i}
-_DIGITS = {}
+_RANKS: Final = {ch: i for i, ch in enumerate(RANK_KANJI) if i}
+_DIGITS: Final[dict[str, int]] = {}
 for _i in range(1, 10):
     _DIGITS[str(_i)] = _DIGITS[FILE_DIGITS_FULL[_i]] = _i
-_KANJI_NUMBERS = {ch: i for i, ch in enumerate(RANK_KANJI)}
+_KANJI_NUMBERS: Final = {ch: i for i, ch in enumerate(RANK_KANJI)}
 #: (prefix, colour, handicap labels) of the hand lines.
-_HAND_LINES = (("後手の持駒", WHITE, False), ("先手の持駒", BLACK, False),
+_HAND_LINES: Final = (("後手の持駒", WHITE, False), ("先手の持駒", BLACK, False),
                ("上手の持駒", WHITE, True), ("下手の持駒", BLACK, True),
                ("後手の持ち駒", WHITE, False), ("先手の持ち駒", BLACK, False),
                ("上手の持ち駒", WHITE, True), ("下手の持ち駒", BLACK, True))
-_TURN_LINES = {"先手番": (BLACK, False), "下手番": (BLACK, True),
+_TURN_LINES: Final = {"先手番": (BLACK, False), "下手番": (BLACK, True),
                "後手番": (WHITE, False), "上手番": (WHITE, True)}
+_HAND_PREFIXES: Final = tuple(prefix for prefix, _, _ in _HAND_LINES)
 _MAX_TEXT = 200
 
 
@@ -108,7 +109,7 @@ def is_bod_line(line: str) -> bool:
     if c == "|" or c == "+":
         return c == "|" or _is_border(s)
     if c in "先後上下":
-        return s in _TURN_LINES or any(s.startswith(p) for p, _, _ in _HAND_LINES)
+        return s in _TURN_LINES or s.startswith(_HAND_PREFIXES)
     if s.startswith("手数＝") or s.startswith("手数="):
         return True
     return _column_header(s) is not None

@@ -27,7 +27,7 @@ from-square (``no_piece`` otherwise).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Final, Optional
 
 from core.move import Move
 from core.pieces import KANJI, FILE_DIGITS_FULL, RANK_KANJI, square_name
@@ -37,7 +37,7 @@ from core.notation._japanese import tokens, destination, check_mark
 from core.notation.errors import NotationError
 
 #: text -> (from-square, piece type, Move) of a board move whose text names both squares
-_BOARD_MOVES: dict = {}
+_BOARD_MOVES: Final[dict] = {}
 
 
 def parse_kif_move(position, text: str, previous_to: Optional[int] = None) -> Move:
