@@ -162,9 +162,9 @@ def main(argv=None) -> int:
     if args.only in (None, "engine"):
         run_engine(args)
     if args.only in (None, "ingest"):
-        from bench.ingest import run_jobs, run_readers
-        run_readers("kif", args.runs)
-        run_readers("csa", args.runs)
+        from bench.ingest import run_jobs, run_readers, run_stages
+        for kind in ("kif", "csa"):
+            run_stages(kind, run_readers(kind, args.runs))
         run_jobs(min(args.runs, 3))
     if args.only in (None, "store"):
         from bench.store import run_store

@@ -181,9 +181,9 @@ def _time_here(name: str, listing: str, repeat: int) -> None:
     print(n, statistics.median(times))
 
 
-def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
+def run_readers(kind: str, runs: int, repeat: int = 5) -> list:
     """Print the throughput of each contender; "vs kifudb" is the median over the runs of the
-    per-run ratio."""
+    per-run ratio. Returns the files measured (those every library reads alike)."""
     items = load_corpus(kind)
     kept = agreed(items)
     games = sum(len(read_data(d, p).games) for p, d, _, _ in kept)
@@ -202,6 +202,84 @@ def run_readers(kind: str, runs: int, repeat: int = 5) -> None:
         median = statistics.median(seconds)
         ratio = statistics.median(b / s for b, s in zip(base, seconds))
         print(f"{name:20s} {n / median:13,.0f} {games * repeat / median:9,.0f} {ratio:9.2f}x")
+    return kept
+
+
+def _best_microseconds(function, moves: int, repeat: int = 15) -> float:
+    """The best of ``repeat`` runs of ``function()``, in microseconds per move."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        function()
+        best = min(best, time.perf_counter() - started)
+    return best / moves * 1e6
+
+
+def _replay_rsshogi(records) -> None:
+    from rsshogi.core import Board
+    for record in records:
+        board = Board(record.init_position_sfen)
+        for entry in record.moves:
+            if not board.is_legal_move(entry.move):
+                raise ValueError("rsshogi: illegal move")
+            board.push_move(entry.move)
+            board.zobrist_hash()
+
+
+def stages(items) -> dict:
+    """``{stage: (kifudb µs per move, rsshogi µs per move or None)}``: each stage of the path
+    timed alone over the same files in this process (the best of 15), so that a difference in
+    the whole path can be placed. kifudb's stages are the pipeline's own steps: ``decode``,
+    ``sniff``, ``parse`` (the format's reader) and ``stored_game`` (replay, keys and the
+    per-game work) for every game; "the rest" is the whole path (``read_data``) less them."""
+    from ingest.pipeline import stored_game
+    from ingest.read import FileRead, parse
+    from ingest.decode import decode
+    from ingest.sniff import sniff
+
+    moves = kifudb_games(items)
+    texts = [(path, decode(data)) for path, data, _, _ in items]
+    formats = [(path, sniff(d.text, path), d) for path, d in texts]
+
+    def read_all() -> list:
+        reads = [FileRead(path, fmt, d.encoding) for path, fmt, d in formats]
+        for read, (_, _, d) in zip(reads, formats):
+            parse(read, d.text)
+        return reads
+    reads = read_all()
+    decoded = [(data.decode(codec), fmt) for _, data, codec, fmt in items]
+    records = [r for text, fmt in decoded for r in _rsshogi_records(text, fmt)]
+    ours = {
+        "decoding (kifudb also detects the encoding)":
+            lambda: [decode(data) for _, data, _, _ in items],
+        "telling the format": lambda: [sniff(d.text, path) for path, d in texts],
+        "the reader": read_all,
+        "replay with keys, and the per-game work":
+            lambda: [stored_game(read.path, record) for read in reads for record in read.records],
+    }
+    theirs = {
+        "decoding (kifudb also detects the encoding)":
+            lambda: [data.decode(codec) for _, data, codec, _ in items],
+        "the reader": lambda: [_rsshogi_records(text, fmt) for text, fmt in decoded],
+        "replay with keys, and the per-game work": lambda: _replay_rsshogi(records),
+    }
+    out = {name: (_best_microseconds(f, moves), _best_microseconds(theirs[name], moves)
+                  if name in theirs else None) for name, f in ours.items()}
+    whole = (_best_microseconds(lambda: kifudb_games(items), moves),
+             _best_microseconds(lambda: rsshogi_games(items), moves))
+    out["the rest (records made and freed in one pass, the file's result)"] = (
+        whole[0] - sum(kifudb for kifudb, _ in out.values()), None)
+    out["the whole path"] = whole
+    return out
+
+
+def run_stages(kind: str, items) -> None:
+    """Print ``stages`` of the files that every library reads alike."""
+    print(f"\n## {kind.upper()}: where a move's time goes (µs per move, each stage alone, best of "
+          f"15 in one process; kifudb {_native.status()})")
+    print(f"{'stage':66s} {'kifudb':>7s} {'rsshogi':>8s}")
+    for name, (ours, theirs) in stages(items).items():
+        print(f"{name:66s} {ours:7.2f} {'' if theirs is None else f'{theirs:8.2f}'}")
 
 
 def _time_command(folder: str, jobs: int) -> float:
