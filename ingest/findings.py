@@ -68,6 +68,8 @@ class Findings(list):
 
     def add_all(self, findings) -> None:
         """``add`` each of ``findings``; the counts of another ``Findings`` are carried over."""
+        if not findings:  # (the usual case: a game's replay found nothing)
+            return
         over = getattr(findings, "_over", None) or {}
         summaries = {id(entry[0]) for entry in over.values()}
         for finding in findings:
