@@ -26,6 +26,7 @@ from typing import Any, Final, Iterator, NamedTuple, Optional, Sequence
 
 from core import key as _key
 from core.move import Move, board_move, drop_move
+from core.numbers import MAX_DIGITS, ascii_digits
 from core.pieces import (BLACK, WHITE, PAWN, KNIGHT, ROOK, GOLD, KING, PROMOTE, HAND_TYPES,
                          HAND_ORDER, UNPROMOTED, ZONE, FULL_SET, USI_LETTERS, COLOUR_NAMES,
                          ENGLISH_NAMES as _NAMES, STARTING_SFEN, square_name, is_dead_square)
@@ -215,6 +216,8 @@ class Position:
             for ch in hand_text:
                 if ch.isdigit() and ch.isascii():
                     number += ch
+                    if len(number) > MAX_DIGITS:
+                        raise SfenError(f"a count of more than {MAX_DIGITS} digits in hands")
                     continue
                 t = USI_LETTERS.find(ch.upper())
                 if not ch.isalpha() or not ch.isascii() or not (PAWN <= t <= GOLD):
@@ -238,8 +241,9 @@ class Position:
                 kings[code >> 4] = s
         move_number = 1
         if len(fields) == 4:
-            if not fields[3].isdigit() or not fields[3].isascii():
-                raise SfenError(f"move number must be a number, not {fields[3]!r}")
+            if not ascii_digits(fields[3]):
+                raise SfenError(f"move number must be a number of at most {MAX_DIGITS} digits, "
+                                f"not {fields[3][:20]!r}")
             move_number = int(fields[3])
         self.board = board
         self.hands = hands

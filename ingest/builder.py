@@ -78,7 +78,7 @@ from core.position import STARTING_SFEN, Position, SfenError
 from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING,
                            INFO)
 
-__all__ = ["RecordBuilder", "Dialect", "Line", "quote", "ascii_digits", "OTHER"]
+__all__ = ["RecordBuilder", "Dialect", "Line", "quote", "OTHER"]
 
 #: KIF's 手合割 for "a set-up position": a board diagram must give it.
 OTHER = "その他"
@@ -130,11 +130,6 @@ def record_header(key: str) -> bool:
 
 
 _SIDE_NAMES = frozenset({"先手", "後手", "上手", "下手"})
-
-
-def ascii_digits(text: str) -> bool:
-    """True if ``text`` is one or more ASCII digits (``str.isdigit`` alone accepts '²' and '７')."""
-    return text.isascii() and text.isdigit()
 
 
 @lru_cache(maxsize=4096)

@@ -66,7 +66,8 @@ from core.pieces import (BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPE
                          piece, piece_colour, piece_type, square)
 from core.position import sfen_of, STARTING_SFEN, Position
 from core.notation._common import bounded_store
-from ingest.builder import Dialect, RecordBuilder, ascii_digits
+from core.numbers import ascii_digits
+from ingest.builder import Dialect, RecordBuilder
 from ingest.record import GameRecord, ERROR, WARNING, read_safely
 from ingest.csa1 import read_csa1, looks_like_csa1
 
@@ -291,7 +292,7 @@ class _Game:
         """A ``T`` statement: the seconds of the move or ending before it, for the builder; one
         that is not a number is reported (``unparsable_line``)."""
         value = s[1:]
-        seconds = int(value) if value.isdigit() and value.isascii() else _parse_seconds(value)
+        seconds = _parse_seconds(value)
         if seconds is None:
             self.b.add(WARNING, "unparsable_line", "a time line is T and a number of seconds "
                        "(T12, or T12.345 in V3.0)", line, text=s)
@@ -495,17 +496,17 @@ def _read(text: str, source: str, encoding: str) -> list:
                         after = lines[number]  # the next line
                         if after[:1] == "T":
                             seconds = after[1:].rstrip()
-                            if seconds.isdigit() and seconds.isascii():
+                            if ascii_digits(seconds):
                                 b.move(line, number, None, int(seconds))
                                 next(rows)  # the time line is read
                                 continue
                         b.move(line, number)
                         continue
-                    if line[7:9] == ",T" and line[9:].isdigit() and line.isascii():
+                    if line[7:9] == ",T" and ascii_digits(line[9:]):
                         b.move(line[:7], number, None, int(line[9:]))
                         continue
             elif c == "T":
-                if line[1:].isdigit() and line.isascii():
+                if ascii_digits(line[1:]):
                     b.time(int(line[1:]), number, line)
                     continue
             elif c == "'":

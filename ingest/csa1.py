@@ -22,7 +22,8 @@ writes a file name there), ``black``, ``white``, ``result``, ``plies``, ``event`
 from __future__ import annotations
 
 from core.pieces import CSA_TYPES
-from ingest.builder import Dialect, RecordBuilder, ascii_digits
+from core.numbers import ascii_digits
+from ingest.builder import Dialect, RecordBuilder
 from ingest.record import GameRecord, ERROR, WARNING, read_safely
 
 __all__ = ["read_csa1", "looks_like_csa1"]

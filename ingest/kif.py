@@ -95,6 +95,7 @@ import re
 from sys import intern
 from typing import Final, Optional, Tuple, Union
 
+from core.numbers import MAX_DIGITS, ascii_digits
 from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI
 from core.notation.bod import BoardDiagram, is_bod_line
 from ingest.builder import Dialect, Line, RecordBuilder
@@ -143,7 +144,7 @@ def move_line(line: str) -> MoveLine:
     n = len(line)
     i = _skip(line, 0, False)
     end, written = _digits(line, i)
-    if end == i or end == n or not (line[end] == " " or line[end] == "\t"):
+    if written < 0 or end == n or not (line[end] == " " or line[end] == "\t"):
         return _NO_MOVE_LINE
     i = end
     while i < n and (line[i] == " " or line[i] == "\t"):
@@ -203,16 +204,18 @@ def _skip(line: str, i: int, wide: bool) -> int:
 
 
 def _digits(line: str, i: int) -> Tuple[int, int]:
-    """``(end, value)`` of the ASCII digits at ``i`` (``end == i``: there are none)."""
+    """``(end, value)`` of the ASCII digits at ``i``; value -1 when there are none, or more
+    than ``MAX_DIGITS`` (``core.numbers``)."""
     n = len(line)
+    start = i
     value = 0
     while i < n:
         digit = ord(line[i]) - 48
         if digit < 0 or digit > 9:
             break
-        value = value * 10 + digit
+        value = value * 10 + digit if i - start < MAX_DIGITS else -1
         i += 1
-    return i, value
+    return i, value if i > start else -1
 
 
 def _clock_at(line: str, i: int) -> Tuple[int, Union[int, float]]:
@@ -222,18 +225,18 @@ def _clock_at(line: str, i: int) -> Tuple[int, Union[int, float]]:
     while i < n and line[i] == " ":
         i += 1
     end, minutes = _digits(line, i)
-    if end == i or end == n or line[end] != ":":
+    if minutes < 0 or end == n or line[end] != ":":
         return -1, 0
     hours = 0
     i = end + 1
     end, seconds = _digits(line, i)
-    if end == i:
+    if seconds < 0:
         return -1, 0
     if end < n and line[end] == ":":  # hours:minutes:seconds
         hours, minutes = minutes, seconds
         i = end + 1
         end, seconds = _digits(line, i)
-        if end == i:
+        if seconds < 0:
             return -1, 0
     value: Union[int, float]
     if end + 1 < n and line[end] == "." and _digits(line, end + 1)[0] > end + 1:
@@ -280,7 +283,7 @@ def _clock(text: str):
         return None
     for field in fields:
         field = field.strip()
-        if not field or not field.replace(".", "", 1).isdigit() or not field.isascii():
+        if not ascii_digits(field.replace(".", "", 1)):
             return None
         total = total * 60 + _number(field)
     return total
@@ -520,7 +523,7 @@ class _Game:
         self.in_moves = True
         b = self.b
         digits = _leading_digits(s[2:].translate(_FULL_DIGITS))
-        if digits:
+        if ascii_digits(digits):
             b.stated_moves(int(digits) - self.numbering, number, "the summary", s)
         ending = b.current.ending
         if ending is not None:
@@ -541,7 +544,7 @@ class _Game:
         self.in_moves = True
         rest = s[2:].lstrip(" \u3000\t：:").translate(_FULL_DIGITS)
         digits = _leading_digits(rest)
-        if not digits or not _variation_tail(rest[len(digits):]):
+        if not ascii_digits(digits) or not _variation_tail(rest[len(digits):]):
             self.b.add(WARNING, "unparsable_line", "not a variation header like 変化：12手; the "
                        "moves after it stay in the current line", number, text=s)
             return
@@ -621,7 +624,7 @@ def _loose_kif_line(s: str) -> MoveLine:
     while i < len(s) and s[i].isascii() and s[i].isdigit():
         i += 1
     rest = s[i:]
-    if not rest[:1].isspace():
+    if not rest[:1].isspace() or not ascii_digits(s[:i]):
         return _NO_MOVE_LINE
     text = rest.strip()
     if "(" in text:  # 同銀　(79): a blank some writers put before the from-square

@@ -298,3 +298,48 @@ def test_a_board_diagram_without_headers_or_moves_is_a_game():
     game = only_game(board.encode("utf-8"), "diagram.kif")
     assert game.written_moves == 0 and game.start_sfen == "4K4/9/9/9/9/9/+r+bgggg+b+r1/ssssk4/9 w - 1"
     assert game.findings == []
+
+
+# ---- a number of thousands of digits (core.numbers): its line is said, the rest is read -----
+
+HUGE = "9" * 5000  # past Python's 4,300-digit limit on converting digits to an int
+BOARD = ("後手の持駒：なし\n  ９ ８ ７ ６ ５ ４ ３ ２ １\n+---------------------------+\n"
+         + "".join(f"|{row}|{rank}\n" for row, rank in zip((
+             "v香v桂v銀v金v玉v金v銀v桂v香", " ・v飛 ・ ・ ・ ・ ・v角 ・", "v歩v歩v歩v歩v歩v歩v歩v歩v歩",
+             " ・ ・ ・ ・ ・ ・ ・ ・ ・", " ・ ・ ・ ・ ・ ・ ・ ・ ・", " ・ ・ ・ ・ ・ ・ ・ ・ ・",
+             " 歩 歩 歩 歩 歩 歩 歩 歩 歩", " ・ 角 ・ ・ ・ ・ ・ 飛 ・", " 香 桂 銀 金 玉 金 銀 桂 香"),
+             "一二三四五六七八九"))
+         + "+---------------------------+\n")
+
+
+@pytest.mark.parametrize("name, text, moves, code", [
+    ("number.kif", f"{KIF_HEAD}{HUGE} ３四歩(33)\n   2 ３四歩(33)\n", 2, "unparsable_line"),
+    ("loose.kif", f"{KIF_HEAD}{HUGE} ３四歩 (33) x\n   2 ３四歩(33)\n", 2, "unparsable_line"),
+    ("time.kif", f"{KIF_HEAD}   2 ３四歩(33)   ( 0:{HUGE}/0:00:01)\n   3 ２六歩(27)\n", 3,
+     "bad_time"),
+    ("summary.kif", f"{KIF_HEAD}   2 ３四歩(33)\nまで{HUGE}手で後手の勝ち\n", 2, None),
+    ("variation.kif", f"{KIF_HEAD}   2 ３四歩(33)\n変化：{HUGE}手\n", 2, "unparsable_line"),
+    ("hand.kif", f"{BOARD}先手の持駒：歩{HUGE}\n   1 ７六歩(77)\n   2 ３四歩(33)\n", 2,
+     "bad_start_position"),
+    ("move_number.kif", f"{BOARD}手数＝{HUGE}\n   1 ７六歩(77)\n   2 ３四歩(33)\n", 2,
+     "bad_start_position"),
+    ("time.csa", f"{CSA_HEAD}T{HUGE}\n-3334FU\n", 2, "unparsable_line"),
+    ("inline_time.csa", f"{CSA_HEAD[:-1]},T{HUGE}\n-3334FU\n", 2, "unparsable_line"),
+    ("start.usi", f"sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - {HUGE} "
+     "moves 7g7f\nposition startpos moves 7g7f 3c3d\n", None, "bad_start_position"),
+    ("hand.usi", f"sfen 4k4/9/9/9/9/9/9/9/4K4 b {HUGE}P 1 moves 5i5h\n"
+     "position startpos moves 7g7f 3c3d\n", None, "bad_start_position"),
+])
+def test_a_number_of_thousands_of_digits_costs_its_line_not_the_file(name, text, moves, code):
+    read = read_data(text.encode("utf-8"), name)
+    assert "reader_error" not in codes(read.findings), read.findings
+    assert read.games, read.findings
+    for game in read.games:
+        assert "internal_error" not in codes(game.findings), game.findings[:3]
+    first = read.games[0]
+    if moves is not None:  # the moves around the bad number are all read
+        assert first.moves == moves, first.findings[:5]
+    else:  # a USI collection: the other game is read whole
+        assert read.games[-1].moves == 2
+    if code is not None:
+        assert code in codes(first.findings), first.findings[:5]

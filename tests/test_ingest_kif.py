@@ -641,6 +641,7 @@ def test_a_broken_diagram_in_a_record_is_a_finding_not_a_crash():
 
 # ---- the move line's reader against the grammar written as a regular expression ----------
 
+from core.numbers import MAX_DIGITS  # noqa: E402
 from ingest.kif import move_line  # noqa: E402
 
 #: ``move_line``'s grammar as the regular expression the reader used before (possessive
@@ -665,12 +666,16 @@ def _oracle(line: str):
     if m is None:
         return -1
     g = m.groups()
+    numbers = [g[0]] + [field.split(".")[0] for field in g[2:8] if field is not None]
+    if any(len(number) > MAX_DIGITS for number in numbers):  # no number a record means
+        return -1
     timed = g[3] is not None
     return (int(g[0]), g[1], _seconds(*g[2:5]) if timed else None,
             _seconds(*g[5:8]) if timed else None, g[8] is not None)
 
 
 _PIECES = st.sampled_from([" ", "  ", "\t", "\u3000", "\xa0", "\x0b", "1", "12", "0", "９",
+                           "1234567890", "9" * 17,
                            ":", ".", "/", "(", ")", "+", "同", "仝", "７六歩", "(77)", "成",
                            "投了", "x", "0:02", "00:00:02", "1:02:03.5", "02.", "\r", "\x1c",
                            "\x1f", "\x85", "\u2003"])
@@ -687,7 +692,8 @@ def test_move_line_reads_what_the_grammar_says(line):
 def _move_lines(draw):
     """Lines shaped like real ones, with a field changed now and then."""
     def clock(hours):
-        text = f"{draw(st.integers(0, 99))}:{draw(st.sampled_from(['00', '5', '59', '07']))}"
+        text = f"{draw(st.integers(0, 99) | st.integers(10 ** 17, 10 ** 19))}:"
+        text += draw(st.sampled_from(['00', '5', '59', '07']))
         if draw(st.booleans()):
             text += draw(st.sampled_from([".5", ".0", ".", ".25"]))
         return (f"{draw(st.integers(0, 9))}:" if hours else "") + text
@@ -695,7 +701,8 @@ def _move_lines(draw):
     move = draw(st.sampled_from(["７六歩(77)", "同　銀(79)", "同 銀(79)", "同銀(79)", "投了",
                                  "同", "同　", "８八角成(22)", "中断", "７六歩(77", "P*5e"]))
     separator = draw(st.sampled_from([" ", "  ", "", "\t"]))
-    line = f"{draw(blanks)}{draw(st.integers(0, 300))}{separator}"
+    number = draw(st.integers(0, 300) | st.integers(10 ** 16, 10 ** 20))  # (at most 18 digits)
+    line = f"{draw(blanks)}{number}{separator}"
     line += move + draw(blanks)
     if draw(st.booleans()):
         line += (f"({draw(blanks)}{clock(draw(st.booleans()))}{draw(blanks)}/{draw(blanks)}"

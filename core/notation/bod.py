@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from typing import Final, Optional
 
+from core.numbers import MAX_DIGITS, ascii_digits
 from core.pieces import (BLACK, WHITE, HAND_TYPES, HAND_ORDER, KANJI_SHORT, KANJI_TYPES,
                          FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES)
 from core.position import sfen_of, Position, SfenError
@@ -119,7 +120,9 @@ def _hand_count(text: str) -> Optional[int]:
     """The count written after a piece in a hand: '' (1), 二 … 十八, or digits."""
     if not text:
         return 1
-    if text.isascii() and text.isdigit():
+    if len(text) > MAX_DIGITS:
+        return None
+    if ascii_digits(text):
         return int(text)
     if all(ch in _DIGITS for ch in text):
         return int("".join(str(_DIGITS[ch]) for ch in text))
@@ -242,10 +245,11 @@ class BoardDiagram:
                     digits += str(_DIGITS.get(ch, 0))
                 else:
                     break
-            if digits:
+            if ascii_digits(digits):
                 self.move_number = int(digits) + 1
             else:
-                self._add(WARNING, "a 手数＝ line without a move number", number, line)
+                self._add(WARNING, f"a 手数＝ line without a move number (of at most {MAX_DIGITS} "
+                          "digits)", number, line)
             return True
         files = _column_header(s)
         if files is not None:
