@@ -48,6 +48,7 @@ import re
 from typing import Optional
 
 from core.handicap import canonical_name
+from core.numbers import MAX_DIGITS
 from core.pieces import CSA_TYPES, HAND_TYPES, piece, square
 from core.position import sfen_of
 from ingest.builder import Dialect, RecordBuilder
@@ -66,7 +67,14 @@ _ENTRY_KEYS = ("move", "special", "time", "comments", "forks")
 _SPACE = re.compile(r"[\s\ufeff]*")
 _SNIFF = re.compile(r'"(?:header|moves|initial)"\s*:')
 _LOCATED_KEYS = re.compile(r'"(?:move|special)"\s*:')
-_DECODER = json.JSONDecoder()
+def _json_int(text: str):
+    """A JSON integer; one of more than ``MAX_DIGITS`` digits reads as infinity, which no field
+    of a record accepts (converting all its digits would take time that grows with the square
+    of their number)."""
+    return int(text) if len(text) - text.startswith("-") <= MAX_DIGITS else float(text)
+
+
+_DECODER = json.JSONDecoder(parse_int=_json_int)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
@@ -119,7 +127,7 @@ def read_jkf(text: str, source: str = "", encoding: str = "") -> list:
             record.add(ERROR, "unparsable_file", what, line=error.lineno,
                        text=text[error.pos:error.pos + 40])
             return games
-        except (ValueError, RecursionError) as error:  # e.g. a number with too many digits
+        except (ValueError, RecursionError) as error:  # e.g. a document nested too deeply
             record.add(ERROR, "unparsable_file", f"not readable as JSON: {error}",
                        line=record.first_line)
             return games

@@ -325,6 +325,10 @@ BOARD = ("後手の持駒：なし\n  ９ ８ ７ ６ ５ ４ ３ ２ １\n+----
      "bad_start_position"),
     ("time.csa", f"{CSA_HEAD}T{HUGE}\n-3334FU\n", 2, "unparsable_line"),
     ("inline_time.csa", f"{CSA_HEAD[:-1]},T{HUGE}\n-3334FU\n", 2, "unparsable_line"),
+    ("time.jkf", '{"header": {}, "moves": [{}, {"move": {"from": {"x": 7, "y": 7}, "to": {"x": 7, '
+     '"y": 6}, "color": 0, "piece": "FU"}, "time": {"now": {"m": ' + HUGE + ', "s": 0}, "total": '
+     '{"m": -' + HUGE + ', "s": 0}}}, {"move": {"from": {"x": 3, "y": 3}, "to": {"x": 3, "y": 4}, '
+     '"color": 1, "piece": "FU"}}]}', 2, "bad_time"),
     ("start.usi", f"sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - {HUGE} "
      "moves 7g7f\nposition startpos moves 7g7f 3c3d\n", None, "bad_start_position"),
     ("hand.usi", f"sfen 4k4/9/9/9/9/9/9/9/4K4 b {HUGE}P 1 moves 5i5h\n"

@@ -504,7 +504,9 @@ def assert_read_safely(text):
     ('{"header": {}, "moves": [{}, {"move": ', "unparsable_file"),
     ("[" * 100000, "unparsable_file"), ('{"moves": [{}, {"move": {"to": 1e99999}}]}', None),
     ('{"moves": [' + "[" * 5000 + "]" * 5000 + "]}", None),
-    ('{"moves": [{}, {"move": {"to": {"x": ' + "9" * 5000 + ', "y": 1}}}]}', "unparsable_file"),
+    # a number of 5,000 digits reads as infinity (core.numbers): the document is read, and the
+    # replay says the move is unreadable
+    ('{"moves": [{}, {"move": {"to": {"x": ' + "9" * 5000 + ', "y": 1}}}]}', None),
 ])
 def test_hostile_documents(text, code):
     [game] = assert_read_safely(text)
