@@ -107,3 +107,25 @@ def header_findings(raw: dict, normalized: dict, start_sfen: str) -> list:
                                     f"but the start position is "
                                     f"{actual or 'not a standard handicap'}", text=quote(written)))
     return findings
+
+
+def game_handicap(start_sfen: str, written: Optional[str]) -> Optional[str]:
+    """A game's handicap, as ``ingest.validate`` gives it (so the store and ``kifudb validate``
+    too): the name of its start position when that is the even start or a standard handicap (a
+    CSA or USI record names none), else what its header says unless that names a standard start
+    the board is not (Kifu for Windows writes 平手 above tsume diagrams); a known name in any
+    spelling becomes its KIF name.
+
+    >>> game_handicap("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", None)
+    '平手'
+    >>> game_handicap("4k4/9/9/9/9/9/9/9/4K4 b G 1", "平手"), game_handicap("", "香落")
+    (None, '香落ち')
+    """
+    named = handicap_name(start_sfen) if start_sfen else None
+    if named is not None or not written:
+        return named
+    try:
+        known = canonical_name(written)
+    except KeyError:
+        return written  # その他, or a name of the record's own
+    return known if not start_sfen else None

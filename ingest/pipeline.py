@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
 from core.findings import ERROR, Finding
-from core.handicap import canonical_name, handicap_name
 from core.move import Move, move_code
 from core.outcome import Reason, Winner
 from ingest import evaluation
@@ -164,8 +163,6 @@ def stored_game(path: str, record: GameRecord, labels: bool = False, positions: 
     replayed = validate_record(record)
     game = replayed.game
     main_line = game.moves if game is not None else []
-    replayed.headers["handicap"] = game_handicap(replayed.start_sfen,
-                                                 replayed.headers.get("handicap"))
     stored = StoredGame(
         path, record.index, record.format, record.encoding, record.first_line, replayed.headers,
         record.headers, replayed.start_sfen, array("H", map(move_code, main_line)),
@@ -199,28 +196,6 @@ def _evaluate(stored: StoredGame, record: GameRecord, start_sfen: str, played: l
         stored.evaluations = found
         stored.black_engine, stored.white_engine = evaluation.engines(
             found, start_sfen, stored.headers.get("black"), stored.headers.get("white"))
-
-
-def game_handicap(start_sfen: str, written: Optional[str]) -> Optional[str]:
-    """A game's handicap, as the store and ``kifudb validate`` give it: the name of its start
-    position when that is the even start or a standard handicap (a CSA or USI record names
-    none), else what its header says unless that names a standard start the board is not
-    (Kifu for Windows writes 平手 above tsume diagrams); a known name in any spelling becomes
-    its KIF name.
-
-    >>> game_handicap("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", None)
-    '平手'
-    >>> game_handicap("4k4/9/9/9/9/9/9/9/4K4 b G 1", "平手"), game_handicap("", "香落")
-    (None, '香落ち')
-    """
-    named = handicap_name(start_sfen) if start_sfen else None
-    if named is not None or not written:
-        return named
-    try:
-        known = canonical_name(written)
-    except KeyError:
-        return written  # その他, or a name of the record's own
-    return known if not start_sfen else None
 
 
 def _move_rows(record: GameRecord, replayed: ValidatedGame) -> list:

@@ -34,7 +34,7 @@ from core.notation.kif import parse_kif_move
 from core.notation.written import written_destination
 from core.position import Position, SfenError
 from ingest.builder import quote
-from ingest.headers import header_findings, normalize_headers
+from ingest.headers import game_handicap, header_findings, normalize_headers
 from ingest.record import ERROR, WARNING, INFO, Finding, Findings, GameRecord, MoveRecord
 from ingest.result import settle
 
@@ -209,6 +209,8 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     findings.add_all(header_findings(record.headers, headers, record.start_sfen))
     findings.add_all(main.findings)
     game = main.game
+    headers["handicap"] = game_handicap(game.start_sfen if game is not None else record.start_sfen,
+                                        headers["handicap"])
     if game is not None:
         findings[:0] = [Finding(WARNING, "irregular_start_position", f"the start position breaks "
                                 f"the rules: {reason.message}", record.first_line, 0, reason.code)
