@@ -22,6 +22,14 @@ from typing import Final
 BLACK: Final = 0
 WHITE: Final = 1
 COLOUR_NAMES: Final = ("black", "white")
+#: What Japanese records call each side, ``SIDE_KANJI[handicap][colour]``: 先手 and 後手, or in a
+#: handicap game 下手 (the weaker player, Black) and 上手 (who gives the handicap, White, and moves
+#: first); and each side's mark (▲ Black, △ White).
+SIDE_KANJI: Final = (("先手", "後手"), ("下手", "上手"))
+SIDE_MARKS: Final = ("▲", "△")
+#: ``(name, colour)`` of every name of a side (``先手`` -> BLACK, ``上手`` -> WHITE, …).
+SIDES_NAMED: Final = tuple((names[colour], colour) for names in SIDE_KANJI
+                           for colour in (BLACK, WHITE))
 
 PAWN: Final = 1
 LANCE: Final = 2

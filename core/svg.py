@@ -32,7 +32,7 @@ from xml.sax.saxutils import escape
 
 from core.move import Move
 from core.pieces import (BLACK, WHITE, KING, HAND_ORDER, UNPROMOTED, KANJI_SHORT, FILE_DIGITS_FULL,
-                         RANK_KANJI, USI_LETTERS, square_name)
+                         RANK_KANJI, SIDE_KANJI, SIDE_MARKS, USI_LETTERS, square_name)
 
 FONT_FAMILY = "'Noto Serif CJK JP','Hiragino Mincho ProN','Yu Mincho',serif"
 
@@ -85,7 +85,7 @@ def _text(x: float, y: float, content: str, size: float, extra: str = "") -> str
 
 
 def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bool = False,
-              size: int = 420, coordinates: bool = True) -> str:
+              size: int = 420, coordinates: bool = True, handicap: bool = False) -> str:
     """The SVG (a string) of ``position``: board, pieces, both hands and the last move.
 
     - ``last_move``: a ``Move`` (or USI text) whose origin and destination are highlighted (only
@@ -95,6 +95,7 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
       pieces upside down, White's hand at the bottom right).
     - ``size``: the width in pixels (the height follows the drawing's proportions).
     - ``coordinates``: draw the file numbers and rank numerals.
+    - ``handicap``: title the hands as a handicap game does (▲下手の持駒, △上手の持駒).
 
     >>> from core.position import Position
     >>> pos = Position()
@@ -217,7 +218,7 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
     stands = ((far, _MARGIN, grid_y), (near, wood_x + wood_w + _GAP, grid_y + 9 * _H - _STAND_H))
     for colour, sx, sy in stands:
         name = "black" if colour == BLACK else "white"
-        title = "▲先手の持駒" if colour == BLACK else "△後手の持駒"
+        title = SIDE_MARKS[colour] + SIDE_KANJI[handicap][colour] + "の持駒"
         weight = ' font-weight="bold"' if colour == turn else ""
         out.append(f'<g class="hand {name}" data-hand="{_attr(_hand_usi(position, colour))}">')
         out.append(f'<rect x="{sx}" y="{sy}" width="{_STAND_W}" height="{_STAND_H}" rx="4" '

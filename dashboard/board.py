@@ -39,10 +39,6 @@ def turn_text(position: Position, handicap: bool = False) -> str:
     return f"{side_name(colour, handicap)}番 ({mover} to move), move {position.move_number}"
 
 
-#: The hands' titles of ``core.svg`` and what they read in a handicap game.
-_HAND_TITLES = {"▲先手の持駒": "▲下手の持駒", "△後手の持駒": "△上手の持駒"}
-
-
 def show_board(position: Position, last_move: Move | str | bool | None = None, size: int = 440,
                caption: str | None = None, sfen: bool = True, turned: bool = False,
                handicap: bool = False) -> None:
@@ -50,10 +46,8 @@ def show_board(position: Position, last_move: Move | str | bool | None = None, s
     ``False`` for none), then a caption and its SFEN (copyable). ``turned`` shows it from the
     other side than the sidebar's toggle says (a 後手 castle at the bottom, say); in a
     ``handicap`` game the sides are 下手 and 上手."""
-    svg = board_svg(position, last_move=last_move, flip=flipped() != turned, size=size)
-    if handicap:
-        for even, named in _HAND_TITLES.items():
-            svg = svg.replace(f">{even}<", f">{named}<")
+    svg = board_svg(position, last_move=last_move, flip=flipped() != turned, size=size,
+                    handicap=handicap)
     # inline (st.html would strip the SVG), on one line so that Markdown leaves it alone,
     # scaled down to narrow columns
     svg = svg.replace("\n", "").replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)

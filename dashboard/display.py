@@ -27,6 +27,7 @@ from analytics import stats
 from core.handicap import EVEN, canonical_name, handicap_name
 from core.move import Move
 from core.notation import ki2_move
+from core.pieces import COLOUR_NAMES, SIDE_KANJI, SIDE_MARKS
 from core.position import Position
 
 #: Colours of the result bar and the charts: 先手 (Black) dark, draws grey, 後手 (White) light;
@@ -34,7 +35,13 @@ from core.position import Position
 BLACK_COLOUR, DRAW_COLOUR, WHITE_COLOUR, OTHER_COLOUR = "#2b2b2b", "#9e9e9e", "#f3ead7", "#c9d5e2"
 _NO_RESULT_FILL = f"repeating-linear-gradient(135deg,{OTHER_COLOUR} 0 5px,#e6edf4 5px 10px)"
 
-WINNERS = {"black": "▲先手勝ち", "white": "△後手勝ち", "draw": "引き分け", "none": "—"}
+#: ``_SIDES[handicap][side]``: ``▲先手``/``△後手``, or ``▲下手``/``△上手`` in a handicap game (the
+#: weaker player, 下手, plays Black; the stronger, 上手, gives the handicap and moves first).
+_SIDES = tuple({name: SIDE_MARKS[colour] + names[colour] for colour, name in enumerate(COLOUR_NAMES)}
+               for names in SIDE_KANJI)
+SIDES, HANDICAP_SIDES = _SIDES
+WINNERS = {**{side: said + "勝ち" for side, said in SIDES.items()}, "draw": "引き分け", "none": "—"}
+HANDICAP_WINNERS = {side: said + "勝ち" for side, said in HANDICAP_SIDES.items()}
 
 #: The reasons of ``ingest.result``, in Japanese as a record says them.
 REASONS = {
@@ -44,11 +51,6 @@ REASONS = {
     "unknown": "不明",
 }
 
-SIDES = {"black": "▲先手", "white": "△後手"}
-#: The sides of a handicap game: the weaker player (下手) plays Black (▲), the stronger (上手),
-#: who gives the handicap, White (△) and moves first (``core.handicap``).
-HANDICAP_SIDES = {"black": "▲下手", "white": "△上手"}
-HANDICAP_WINNERS = {"black": "▲下手勝ち", "white": "△上手勝ち"}
 
 #: ASCII punctuation (CommonMark lets a backslash escape each one) and the HTML specials.
 _SPECIAL = re.compile(r"[!-/:-@\[-`{-~]")

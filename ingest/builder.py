@@ -73,7 +73,7 @@ from functools import lru_cache
 from typing import Optional, Union
 
 from core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
-from core.pieces import BLACK, WHITE
+from core.pieces import BLACK, SIDES_NAMED, WHITE
 from core.position import STARTING_SFEN, Position, SfenError
 from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING,
                            INFO)
@@ -129,7 +129,7 @@ def record_header(key: str) -> bool:
         key[:1] == "$" and key[1:2].isascii() and key[1:2].isupper())
 
 
-_SIDE_NAMES = frozenset({"先手", "後手", "上手", "下手"})
+_SIDE_NAMES = frozenset(name for name, _ in SIDES_NAMED)
 
 
 @lru_cache(maxsize=4096)

@@ -96,8 +96,8 @@ from sys import intern
 from typing import Final, Optional, Tuple, Union
 
 from core.numbers import MAX_DIGITS, ascii_digits
-from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI
-from core.notation.bod import BoardDiagram, is_bod_line
+from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI, SIDES_NAMED
+from core.notation.bod import TURN_LINES, BoardDiagram, is_bod_line
 from ingest.builder import Dialect, Line, RecordBuilder
 from ingest.record import GameRecord, WARNING, INFO, read_safely
 
@@ -264,7 +264,6 @@ def _time(line: str, i: int) -> Tuple[int, Union[int, float], Union[int, float]]
 
 _KI2_MOVES = re.compile(rf"[{KI2_MARKS}][^{KI2_MARKS}]*")
 _FULL_DIGITS = str.maketrans(FILE_DIGITS_FULL, "0123456789")
-_SIDES = (("先手", BLACK), ("下手", BLACK), ("後手", WHITE), ("上手", WHITE))
 
 
 def _number(text: str) -> Union[int, float]:
@@ -295,7 +294,7 @@ def _side_named(text: str, before: str) -> Optional[int]:
     if at < 0:
         return None
     head = text[:at]
-    for name, colour in _SIDES:
+    for name, colour in SIDES_NAMED:
         if head.endswith(name):
             return colour
     return None
@@ -652,7 +651,7 @@ def _starts_game(s: str) -> bool:
         return True
     c = s[0]
     if c == "|" or c == "+" or c in "先後上下":
-        if is_bod_line(s) and s not in ("先手番", "後手番", "上手番", "下手番"):
+        if is_bod_line(s) and s not in TURN_LINES:
             return True
     elif _column_header_line(s):
         return True

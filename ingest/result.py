@@ -22,6 +22,7 @@ from typing import Union
 
 from core.impasse import declaration
 from core.outcome import Reason, Winner
+from core.pieces import SIDES_NAMED
 from core.tables import LINE
 from ingest.record import ERROR, WARNING, INFO, Finding
 
@@ -70,8 +71,7 @@ _TABLE: tuple = (
 _MEANINGS = {word: (reason, who) for words, reason, who in _TABLE for word in words}
 _UNKNOWN = (Reason.UNKNOWN, Winner.NONE)
 #: the sides a KIF/KI2 ``まで…の勝ち`` line may name
-_SUMMARY_SIDES = (("先手", Winner.BLACK), ("下手", Winner.BLACK), ("後手", Winner.WHITE),
-                  ("上手", Winner.WHITE))
+_SUMMARY_SIDES = tuple((name, Winner.of(colour)) for name, colour in SIDES_NAMED)
 
 
 def ending_meaning(word: str) -> tuple[Reason, Union[Winner, Mover]]:

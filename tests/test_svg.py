@@ -167,6 +167,14 @@ def test_hands_show_counts():
     assert black.get("data-hand") == "R2G3S18P" and white.get("data-hand") == "b2nl"
 
 
+@pytest.mark.parametrize("handicap, titles", [(False, ("▲先手の持駒", "△後手の持駒")),
+                                               (True, ("▲下手の持駒", "△上手の持駒"))])
+def test_hands_are_titled_as_the_game_names_its_sides(handicap, titles):
+    root = parse(board_svg(Position.from_sfen(handicap_sfen("香落ち")), handicap=handicap))
+    assert tuple(text_of(classed(classed(root, "hand", side)[0], "hand-title")[0])
+                 for side in ("black", "white")) == titles
+
+
 def test_hands_sit_top_left_and_bottom_right():
     pos = Position.from_sfen("4k4/9/9/9/9/9/9/9/4K4 b P2p 1")
     for flip, top_left in ((False, "white"), (True, "black")):

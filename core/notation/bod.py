@@ -47,7 +47,7 @@ from typing import Final, Optional
 
 from core.numbers import MAX_DIGITS, ascii_digits
 from core.pieces import (BLACK, WHITE, HAND_TYPES, HAND_ORDER, KANJI_SHORT, KANJI_TYPES,
-                         FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES)
+                         FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES, SIDE_KANJI)
 from core.position import sfen_of, Position, SfenError
 from core.findings import Finding, ERROR, WARNING, INFO
 
@@ -65,12 +65,12 @@ for _i in range(1, 10):
     _DIGITS[str(_i)] = _DIGITS[FILE_DIGITS_FULL[_i]] = _i
 _KANJI_NUMBERS: Final = {ch: i for i, ch in enumerate(RANK_KANJI)}
 #: (prefix, colour, handicap labels) of the hand lines.
-_HAND_LINES: Final = (("後手の持駒", WHITE, False), ("先手の持駒", BLACK, False),
-               ("上手の持駒", WHITE, True), ("下手の持駒", BLACK, True),
-               ("後手の持ち駒", WHITE, False), ("先手の持ち駒", BLACK, False),
-               ("上手の持ち駒", WHITE, True), ("下手の持ち駒", BLACK, True))
-_TURN_LINES: Final = {"先手番": (BLACK, False), "下手番": (BLACK, True),
-               "後手番": (WHITE, False), "上手番": (WHITE, True)}
+_HAND_LINES: Final = tuple((names[colour] + word, colour, handicap == 1)
+                           for word in ("の持駒", "の持ち駒")
+                           for handicap, names in enumerate(SIDE_KANJI) for colour in (WHITE, BLACK))
+#: a side-to-move line (``先手番`` …) -> (colour, handicap labels)
+TURN_LINES: Final = {names[colour] + "番": (colour, handicap == 1)
+                      for handicap, names in enumerate(SIDE_KANJI) for colour in (BLACK, WHITE)}
 _HAND_PREFIXES: Final = tuple(prefix for prefix, _, _ in _HAND_LINES)
 _MAX_TEXT = 200
 
@@ -110,7 +110,7 @@ def is_bod_line(line: str) -> bool:
     if c == "|" or c == "+":
         return c == "|" or _is_border(s)
     if c in "先後上下":
-        return s in _TURN_LINES or s.startswith(_HAND_PREFIXES)
+        return s in TURN_LINES or s.startswith(_HAND_PREFIXES)
     if s.startswith("手数＝") or s.startswith("手数="):
         return True
     return _column_header(s) is not None
@@ -218,7 +218,7 @@ class BoardDiagram:
             self.width = (len(s) - 2) // 3 if (len(s) - 2) % 3 == 0 else None
             return True
         if c in "先後上下":
-            turn = _TURN_LINES.get(s)
+            turn = TURN_LINES.get(s)
             if turn is not None:
                 self._mark(number)
                 if self.turn is not None and self.turn != turn[0]:
@@ -454,7 +454,7 @@ def bod_text(position, handicap: bool = False) -> str:
     """
     if isinstance(position, str):
         position = Position.from_sfen(position)
-    top, bottom = ("上手", "下手") if handicap else ("後手", "先手")
+    bottom, top = SIDE_KANJI[handicap]
     out = [f"{top}の持駒：{_hand_text(position.hands[WHITE])}",
            "  " + " ".join(FILE_DIGITS_FULL[f] for f in range(9, 0, -1)),
            "+" + "-" * 27 + "+"]

@@ -22,6 +22,7 @@ from unicodedata import east_asian_width
 
 from core.handicap import EVEN
 from core.kifu import Kifu, ending_word
+from core.pieces import SIDE_KANJI
 from core.position import Position
 
 #: (KIF's key, CSA's key): the headers both formats name (JKF uses KIF's keys).
@@ -191,7 +192,7 @@ def clock(seconds, hours: bool = False) -> str:
 
 def side_names(kifu: Kifu) -> tuple:
     """What KIF calls Black and White in this game: 先手/後手, or 下手/上手 in a handicap game."""
-    return ("下手", "上手") if is_handicap(kifu) else ("先手", "後手")
+    return SIDE_KANJI[is_handicap(kifu)]
 
 
 def summary(kifu: Kifu, index: Optional[int], plies: int) -> Optional[str]:

@@ -174,8 +174,8 @@ def player_page(player: str, chosen: GameFilter) -> None:
         st.caption(display.plain("Also written: " + " · ".join(written)))
     cells = st.columns(3)
     cells[0].metric("Games", f"{summary['games']:,}", border=True)
-    score_metric(cells[1], "▲先手", summary["as_black"])
-    score_metric(cells[2], "△後手", summary["as_white"])
+    score_metric(cells[1], display.SIDES["black"], summary["as_black"])
+    score_metric(cells[2], display.SIDES["white"], summary["as_white"])
     rating_section(summary.get("player", player), chosen)
 
     left, right = st.columns([5, 7], gap="medium")

@@ -28,9 +28,9 @@ def headline(total: dict) -> None:
     cells = st.columns(6)
     cells[0].metric("Games", f"{total['games']:,}", border=True)
     games, decided = total["games"], total["decided"]
-    for cell, name, count in ((cells[1], "▲先手勝ち", total["black_wins"]),
-                              (cells[2], "引き分け", total["draws"]),
-                              (cells[3], "△後手勝ち", total["white_wins"])):
+    for cell, name, count in ((cells[1], display.WINNERS["black"], total["black_wins"]),
+                              (cells[2], display.WINNERS["draw"], total["draws"]),
+                              (cells[3], display.WINNERS["white"], total["white_wins"])):
         cell.metric(name, f"{count:,}", delta=f"{display.percent(count, decided, 1)} of decided",
                     delta_color="off", delta_arrow="off", border=True)
     cells[4].metric("No result", f"{total['other']:,}", border=True,
