@@ -64,7 +64,8 @@ class KifuMove:
 
     def usi(self) -> str:
         """The USI text of the move."""
-        return self.move.usi()
+        move = self.move  # (a Move, once made: ``__post_init__``)
+        return move if isinstance(move, str) else move.usi()
 
 
 @dataclass(slots=True)
@@ -183,13 +184,33 @@ _TABLE = (
 #: KIF words with the same meaning as one of the table's
 _KIF_ALIASES = {"時間切れ": "切れ負け", "宣言勝ち": "入玉勝ち", "詰": "詰み"}
 #: any word as written -> its row of ``_TABLE``
-_ROW = {}
+_ROW: dict[str, tuple] = {}
 for _row in _TABLE:
     for _word in (_row[0] and "%" + _row[0], _row[0], _row[1], _row[2], _row[3]):
         if _word:
             _ROW.setdefault(_word, _row)
 for _alias, _word in _KIF_ALIASES.items():
     _ROW[_alias] = _ROW[_word]
+#: The fouls, which CSA and JKF say by the side that made one (``_illegal``).
+_FOULS = ("+ILLEGAL_ACTION", "-ILLEGAL_ACTION")
+#: USI's words for endings the other formats have no word for (a loss of the side to move, the
+#: repetition states of YaneuraOu): ``ending_word`` gives none of them for another format's.
+_USI_ONLY = ("lose", "rep_win", "rep_lose", "rep_sup", "rep_inf")
+
+
+def _column(index: int) -> tuple:
+    return tuple(row[index] for row in _TABLE if row[index])
+
+
+#: Every ending word each format's reader knows, in the order of ``_TABLE``: KIF's (and KI2's)
+#: terminal words, CSA's special moves (with their ``%``), JKF's specials and the words after
+#: the moves of a USI game line. ``ingest.result`` says what each means.
+ENDING_WORDS = {
+    "kif": _column(1) + tuple(_KIF_ALIASES) + ("反則勝ち",),
+    "csa": tuple("%" + code for code in _column(0) + _FOULS),
+    "jkf": _column(2) + _FOULS,
+    "usi": _column(3) + _USI_ONLY,
+}
 
 
 def _illegal(word: str, mover: int) -> Optional[int]:

@@ -66,6 +66,7 @@ from core.pieces import (BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPE
                          piece, piece_colour, piece_type, square)
 from core.position import sfen_of, STARTING_SFEN, Position
 from core.notation._common import bounded_store
+from core.kifu import ENDING_WORDS
 from core.numbers import ascii_digits
 from ingest.builder import Dialect, RecordBuilder
 from ingest.record import GameRecord, ERROR, WARNING, read_safely
@@ -74,11 +75,7 @@ from ingest.csa1 import read_csa1, looks_like_csa1
 __all__ = ["read_csa", "looks_like_csa", "read_csa1", "looks_like_csa1", "ENDINGS"]
 
 #: The special moves (終局) of CSA V2.2 and V3.0.
-ENDINGS = frozenset({
-    "%TORYO", "%CHUDAN", "%SENNICHITE", "%TIME_UP", "%ILLEGAL_MOVE", "%+ILLEGAL_ACTION",
-    "%-ILLEGAL_ACTION", "%JISHOGI", "%KACHI", "%HIKIWAKE", "%MATTA", "%TSUMI", "%FUZUMI",
-    "%ERROR", "%MAX_MOVES",
-})
+ENDINGS = frozenset(ENDING_WORDS["csa"])
 
 #: What CSA calls the things the builder checks (``ingest.builder``): a second ``%`` line is an
 #: ``unparsable_line``, and a comment after the ending belongs to the game.

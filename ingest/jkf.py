@@ -48,6 +48,7 @@ import re
 from typing import Optional
 
 from core.handicap import canonical_name
+from core.kifu import ENDING_WORDS
 from core.numbers import MAX_DIGITS
 from core.pieces import CSA_TYPES, HAND_TYPES, piece, square
 from core.position import sfen_of
@@ -55,8 +56,7 @@ from ingest.builder import Dialect, RecordBuilder
 from ingest.record import GameRecord, ERROR, WARNING
 
 #: The ``special`` words JKF defines (CSA's ``%`` codes and a few more).
-SPECIALS = ("TORYO", "CHUDAN", "SENNICHITE", "TIME_UP", "ILLEGAL_MOVE", "+ILLEGAL_ACTION",
-            "-ILLEGAL_ACTION", "JISHOGI", "KACHI", "HIKIWAKE", "MATTA", "TSUMI", "FUZUMI", "ERROR")
+SPECIALS = ENDING_WORDS["jkf"]
 #: What JKF calls the things the builder checks (``ingest.builder``).
 DIALECT = Dialect("jkf", frozenset(SPECIALS), f"JKF's specials ({', '.join(SPECIALS)})",
                   unknown_ending="unknown_special", second_ending="second_ending",

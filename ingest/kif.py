@@ -95,6 +95,7 @@ import re
 from sys import intern
 from typing import Final, Optional, Tuple, Union
 
+from core.kifu import ENDING_WORDS
 from core.numbers import MAX_DIGITS, ascii_digits
 from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI, SIDES_NAMED
 from core.notation.bod import TURN_LINES, BoardDiagram, is_bod_line
@@ -104,10 +105,7 @@ from ingest.record import GameRecord, WARNING, INFO, read_safely
 __all__ = ["read_kif", "looks_like_kif", "TERMINAL_WORDS", "ending_from_summary", "read_lines"]
 
 #: Words that end a line of play when written in place of a move.
-TERMINAL_WORDS: Final = frozenset({
-    "投了", "中断", "千日手", "持将棋", "切れ負け", "時間切れ", "反則勝ち", "反則負け", "入玉勝ち",
-    "宣言勝ち", "詰み", "詰", "不詰", "封じ手", "引き分け", "最大手数", "不戦勝", "不戦敗",
-})
+TERMINAL_WORDS: Final = frozenset(ENDING_WORDS["kif"])
 #: What KIF and KI2 call the things the builder checks (``ingest.builder``).
 DIALECT: Final = Dialect("kif", TERMINAL_WORDS, "the terminal words of KIF")
 KI2_MARKS = "▲△☗☖▼▽"

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Iterator, Optional, TextIO
 
+from core.kifu import ENDING_WORDS
 from core.notation.usi import parse_position_line
 from core.position import SfenError
 
@@ -130,10 +131,7 @@ A bare SFEN (no ``sfen`` word) is a game too, of no moves when it has none::
 #: ``max_moves``, ``jishogi``; YaneuraOu's repetition states ``rep_draw``, ``rep_win``,
 #: ``rep_lose``, ``rep_sup``, ``rep_inf``; ``lose``, ``break``, ``illegal``): each is about the
 #: side to move then, and ``ingest.result`` says what it means.
-TERMINAL_WORDS = frozenset({
-    "resign", "win", "lose", "draw", "timeout", "break", "illegal", "mate", "max_moves",
-    "jishogi", "rep_draw", "rep_win", "rep_lose", "rep_sup", "rep_inf",
-})
+TERMINAL_WORDS = frozenset(ENDING_WORDS["usi"])
 
 
 def _read(text: str, source: str, encoding: str) -> list:

@@ -370,3 +370,12 @@ def test_csv_report_has_players_dates_messages_and_a_byte_order_mark(tmp_path):
     assert good["event"].startswith("第３回電王戦") and good["messages"] == ""
     assert bad["messages"] == ("error bad_geometry (line 11, ply 3): the bishop on 8h cannot "
                                "move to 2a")
+
+
+def test_every_ending_word_a_reader_knows_has_its_meaning():
+    """The words each reader takes for an ending (``core.kifu.ENDING_WORDS``) are those whose
+    meaning ``ingest.result`` gives, but for a game not played (不戦勝, 不戦敗: nothing to settle)."""
+    from core.kifu import ENDING_WORDS
+    from ingest.result import _MEANINGS
+    read = {word.lstrip("%") for words in ENDING_WORDS.values() for word in words}
+    assert read - set(_MEANINGS) == {"不戦勝", "不戦敗"}
