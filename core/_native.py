@@ -42,7 +42,7 @@ COMPILED = (
     "core/notation/csa.py", "core/notation/jkf.py", "core/notation/western.py",
     "core/notation/written.py", "core/notation/bod.py",
     "ingest/record.py", "ingest/builder.py", "ingest/kif.py", "ingest/csa.py",
-    "ingest/headers.py", "ingest/result.py", "ingest/validate.py",
+    "ingest/headers.py", "ingest/result.py", "ingest/validate.py", "ingest/evaluation.py",
 )
 #: What the build wrote: ``{"extension_suffix": ..., "sources": {path: sha256}}``.
 BUILD_RECORD = ROOT / "core" / "compiled.json"

@@ -74,6 +74,7 @@ from typing import Optional
 
 from core.move import Move
 from core.notation.csa import parse_csa_move
+from core.position import Position
 from core.notation.ki2 import parse_ki2_move
 from core.notation.kif import parse_kif_move
 
@@ -135,7 +136,7 @@ def read_evaluation(comments) -> Optional[Evaluation]:
     """The evaluation the comments of one move hold (None if none): the first dialect, in the
     module docstring's order, that gives a score or a mate. Its PV stays as written until
     ``usi_pv``."""
-    found = None
+    found: Optional[dict[str, dict]] = None
     for body in comments:
         value = _read_line(body)
         if value is None:
@@ -203,7 +204,8 @@ def settle(evaluation: Optional[Evaluation], mover: int) -> Optional[Evaluation]
     return evaluation
 
 
-def usi_pv(evaluation: Evaluation, after, mover: int, played: Optional[Move] = None) -> None:
+def usi_pv(evaluation: Evaluation, after: Optional[Position], mover: int,
+           played: Optional[Move] = None) -> None:
     """Turn the PV as written into ``pv`` (USI), replayed from ``after`` (the position after the
     move ``played`` by ``mover``; None: the move did not replay, no PV then)."""
     if evaluation.written_pv and after is not None:
@@ -216,26 +218,28 @@ def usi_pv(evaluation: Evaluation, after, mover: int, played: Optional[Move] = N
 
 # ----- the PV --------------------------------------------------------------------------------------
 
-def _usi(position, text: str) -> Move:
-    return Move.from_usi(text)
-
-
-def _kif(position, text: str) -> Move:
+def _pv_move(notation: str, position: Position, text: str) -> Move:
+    """The move ``text`` of a PV in ``notation`` (csa, usi, ki2 or kif) says in ``position``."""
+    if notation == "csa":
+        return parse_csa_move(position, text)
+    if notation == "usi":
+        return Move.from_usi(text)
+    if notation == "ki2":
+        return parse_ki2_move(position, text)
     return parse_kif_move(position, text.lstrip("▲△☗☖"))
 
 
-_PV_READERS = {"csa": parse_csa_move, "usi": _usi, "ki2": parse_ki2_move, "kif": _kif}
 _MARKS = {"▲": 0, "☗": 0, "△": 1, "☖": 1, "+": 0, "-": 1}
 
 
-def _replay_pv(after, tokens: tuple, notation: str, mover: int, played=None) -> list:
+def _replay_pv(after: Position, tokens: tuple, notation: str, mover: int,
+               played: Optional[Move] = None) -> list:
     """The USI moves of ``tokens`` replayed from ``after`` until one does not read or is
     illegal. A first move that is the move played (ShogiGUI's PV and some engines' USI PVs
     start with it: marked as the mover's, or the same USI move) is left out."""
     if tokens and (_MARKS.get(tokens[0][:1]) == mover
                    or (played is not None and tokens[0] == played.usi())):
         tokens = tokens[1:]
-    reader = _PV_READERS[notation]
     # a CSA move says its side and piece, which its reader checks against the board: that is
     # enough to follow an engine's line (the full rules check would triple the cost of a log
     # whose every move carries a PV of 30 moves); the other notations are checked in full
@@ -244,7 +248,7 @@ def _replay_pv(after, tokens: tuple, notation: str, mover: int, played=None) -> 
     out = []
     for text in tokens[:MAX_PV]:
         try:
-            move = reader(position, text)
+            move = _pv_move(notation, position, text)
             if checked and position.illegality(move) is not None:
                 break
             position.push(move)
@@ -391,8 +395,9 @@ def read_shogigui(body: str):
     if score:
         sign, value, plies = score.groups()
         if value == "詰":
-            if plies and _whole(plies) is not None:
-                fields["mate"] = (-1 if sign == "-" else 1) * _whole(plies)
+            length = _whole(plies) if plies else None
+            if length is not None:
+                fields["mate"] = (-1 if sign == "-" else 1) * length
             else:
                 fields["mate_unknown"] = -1 if sign == "-" else 1
         else:
@@ -435,12 +440,14 @@ def ratings(comments) -> tuple:
     >>> ratings(["black_rate:a:x"])
     (None, None)
     """
-    found = {"black": None, "white": None}
+    found: dict[str, Optional[float]] = {"black": None, "white": None}
     for body in comments:
         if body[:6] in ("black_", "white_"):
             match = _RATE.fullmatch(body)
-            rating = float(match.group(3)) if match is not None else None
-            if rating is not None and abs(rating) < 1e6 and found[match.group(1)] is None:
+            if match is None:
+                continue
+            rating = float(match.group(3))
+            if abs(rating) < 1e6 and found[match.group(1)] is None:
                 found[match.group(1)] = rating
     return found["black"], found["white"]
 
@@ -487,9 +494,7 @@ def replay_pvs(evaluations: dict, start_sfen: str, played: list) -> None:
     """Turn the PVs of ``evaluations`` (``main_line``'s) into USI, each replayed from the
     position after its move; ``played`` are the main line's ``Move``s that replayed (a later
     move's PV is not replayed)."""
-    from core.position import Position
-
-    position = None
+    position: Optional[Position] = None
     pushed = 0
     first = _first_mover(start_sfen)
     for ply in sorted(evaluations):
