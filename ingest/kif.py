@@ -332,14 +332,16 @@ def ending_from_summary(text: str, to_move: Optional[int]):
 
 
 class _Branch:
-    """What KIF's layout adds to a ``Line`` of the builder while it is read: the plies marked
-    with ``+`` (a variation follows) and the last reported offset of the move numbers."""
+    """What KIF's layout adds to a ``Line`` of the builder while it is read: its place in the
+    stack of lines a variation may branch from, and the last reported offset of the move
+    numbers."""
 
-    __slots__ = ("line", "marks", "offset")
+    __slots__ = ("line", "depth", "stacked", "offset")
 
-    def __init__(self, line: Line) -> None:
+    def __init__(self, line: Line, depth: int) -> None:
         self.line = line
-        self.marks: Optional[set] = None  # plies marked with "+", not yet taken by a variation
+        self.depth = depth  # its index in ``_Game.stack``
+        self.stacked = True  # False once a variation branching below it took it off the stack
         self.offset = 0  # last reported (written number - ply), to report each change once
 
 
@@ -357,8 +359,11 @@ class _Game:
         self.diagram: Optional[BoardDiagram] = None
         self.handicap: Optional[str] = None
         self.handicap_line: Optional[int] = None
-        self.current = _Branch(self.b.main)
+        self.current = _Branch(self.b.main, 0)
         self.stack = [self.current]  # the lines a variation may branch from, oldest first
+        #: ply -> the lines that marked it with "+", not yet taken by a variation, in the order
+        #: read (so the last one still stacked is the most recent)
+        self.marked: dict[int, list[_Branch]] = {}
         self.in_moves = False  # True once a move, ending, まで or 変化 was read
         self.uses_marks = False
         self.mixed_reported = False
@@ -469,9 +474,7 @@ class _Game:
             self._notation("kif", number, raw)
         self.b.move(text, number, "kif", seconds, total, None, raw)
         if plus:
-            if branch.marks is None:
-                branch.marks = set()
-            branch.marks.add(ply)
+            self.marked.setdefault(ply, []).append(branch)
             self.uses_marks = True
 
     def _loose_time(self, text: str, number: int, raw: str):
@@ -547,36 +550,45 @@ class _Game:
             return
         ply = int(digits) - self.numbering
         parent = self._branch_point(ply, number, s)
-        self.current = _Branch(self.b.begin_variation(ply, number, parent.line))
+        self.current = _Branch(self.b.begin_variation(ply, number, parent.line), len(self.stack))
         self.current.offset = self.numbering
         self.stack.append(self.current)
 
     def _branch_point(self, ply: int, number: int, s: str) -> _Branch:
         """The line a variation at ``ply`` branches from (the most recent that marked ``ply``
         with ``+``, else the most recent with a move ``ply``: ``missing_branch_mark``, else the
-        main line: ``bad_variation``); pops the lines above it."""
+        main line: ``bad_variation``); pops the lines above it. Each line is pushed and popped
+        once, and a mark is taken once: the lines of a record cost linear time, however many
+        variations it has."""
+        marked = self.marked.get(ply)
+        while marked:
+            branch = marked.pop()
+            if branch.stacked:
+                self._cut(branch.depth)
+                return branch
         stack = self.stack
         for depth in range(len(stack) - 1, -1, -1):
             branch = stack[depth]
-            if branch.marks and ply in branch.marks:
-                branch.marks.discard(ply)
-                del stack[depth + 1:]
-                return branch
-        for depth in range(len(stack) - 1, -1, -1):
-            branch = stack[depth]
             if branch.line.has_ply(ply):
-                del stack[depth + 1:]
+                self._cut(depth)
                 if self.uses_marks:
                     self.b.add(INFO, "missing_branch_mark", f"no move {ply} before it is marked "
                                "with '+'; the variation branches from the most recent line that "
                                f"has a move {ply}", number, ply, s)
                 return branch
-        del stack[1:]
+        self._cut(0)
         main = stack[0]
         if ply != main.line.ply:
             self.b.add(WARNING, "bad_variation", f"no line before it has a move {ply}; kept as a "
                        "variation of the main line", number, ply, s)
         return main
+
+    def _cut(self, depth: int) -> None:
+        """Take the lines above ``depth`` off the stack (a variation branches below them)."""
+        stack = self.stack
+        for branch in stack[depth + 1:]:
+            branch.stacked = False
+        del stack[depth + 1:]
 
     def finish(self) -> GameRecord:
         """Settle the start if nothing did, and let the builder close the record."""

@@ -200,7 +200,8 @@ def fingerprint(start_sfen: str, usi_moves, illegal_ply=None, rest=()) -> str:
 
 def validate_record(record: GameRecord) -> ValidatedGame:
     """Replay the main line and every variation of ``record``; never raises on bad input."""
-    main = replay_line(record.start_sfen, record.moves, 1, _branch_plies(record, None))
+    branch_plies = _branch_plies(record)
+    main = replay_line(record.start_sfen, record.moves, 1, branch_plies.get(None, ()))
     headers = normalize_headers(record.headers)
     # one capped list (``ingest.record.Findings``) for the record's findings and the replay's
     findings = record.findings.copy() if isinstance(record.findings, Findings) else Findings()
@@ -230,7 +231,7 @@ def validate_record(record: GameRecord) -> ValidatedGame:
     findings += result_findings
     lines: dict[Optional[int], Optional[LineReplay]] = {None: main}
     for index, variation in enumerate(record.variations):
-        findings.add_all(_replay_variation(record, index, variation, lines))
+        findings.add_all(_replay_variation(index, variation, lines, branch_plies))
     variations = [_replayed_moves(lines[i], v.start_ply) for i, v in enumerate(record.variations)]
     usi = list(map(Move.usi, game.moves))
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
@@ -261,12 +262,16 @@ def _written_from(record: GameRecord, ply):
         previous = square or previous
 
 
-def _branch_plies(record: GameRecord, parent) -> set:
-    """The plies at which variations branch off line ``parent`` (None: the main line)."""
-    return {v.start_ply for v in record.variations if v.parent == parent}
+def _branch_plies(record: GameRecord) -> dict:
+    """``{line: the plies at which variations branch off it}`` (line None: the main line; a
+    variation: its index), made once for the record."""
+    plies: dict = {}
+    for variation in record.variations:
+        plies.setdefault(variation.parent, set()).add(variation.start_ply)
+    return plies
 
 
-def _replay_variation(record, index, variation, lines) -> list:
+def _replay_variation(index, variation, lines, branch_plies) -> list:
     """Replay one variation from its branch point, kept by the replay of its parent line;
     ``lines`` maps a line (None = main) to its ``LineReplay`` (None: not replayed)."""
     parent = lines.get(variation.parent)
@@ -278,7 +283,7 @@ def _replay_variation(record, index, variation, lines) -> list:
                         f"line was not replayed", variation.line, variation.start_ply)]
     start = parent.game.branch(variation.start_ply - 1, at)
     result = replay_line(start, variation.moves, variation.start_ply,
-                         _branch_plies(record, index))
+                         branch_plies.get(index, ()))
     lines[index] = result
     for finding in result.findings:
         finding.message = f"in {label}: {finding.message}"

@@ -78,3 +78,45 @@ def test_each_variation_costs_its_own_moves_only(tmp_path, variations):
     assert read_moves == len(moves) and read_variations == variations
     assert not errors, errors[:3]
     assert plays == len(moves) + variations
+
+
+#: Counts the lines of kifudb's own code run to read a KIF of N chained variations, in a child
+#: process on the interpreted source (compiled code runs no traced lines): work, not time.
+COUNT_LINES = """
+import json, sys
+from ingest.pipeline import read_data
+
+ROOT, MARK = sys.argv[1], sys.argv[2]
+
+def lines_run(variations):
+    data = ("手合割：平手\\n   1 ７六歩(77)" + MARK + "\\n" + "".join(
+        f"\\n変化：1手\\n   1 ２六歩(27){MARK}\\n" for _ in range(variations))).encode()
+    count = 0
+    def line(frame, event, arg):
+        nonlocal count
+        count += event == "line"
+        return line
+    sys.settrace(lambda frame, event, arg: line if frame.f_code.co_filename.startswith(ROOT)
+                 else None)
+    try:
+        [game] = read_data(data, "chain.kif").games
+    finally:
+        sys.settrace(None)
+    assert game.variations == variations
+    return count
+
+print(json.dumps([lines_run(500), lines_run(1000)]))
+"""
+
+
+@pytest.mark.parametrize("mark", ["+", ""])
+def test_reading_and_replaying_variations_is_linear_in_their_number(mark):
+    """Each variation branches from the one before it (a chain, as deep as the record is long),
+    with or without KIF's ``+`` marks: twice the variations cost about twice the work, where
+    finding each branch point by scanning every line read before (and each line's branch plies by
+    scanning every variation) made it about three and a half times."""
+    done = subprocess.run([sys.executable, "-c", COUNT_LINES, str(ROOT), mark], cwd=ROOT,
+                          check=True, capture_output=True, text=True,
+                          env={**os.environ, PURE_VARIABLE: "1"})
+    once, twice = json.loads(done.stdout)
+    assert twice <= 2.1 * once, (once, twice)
