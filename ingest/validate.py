@@ -124,7 +124,8 @@ def replay_line(start: Union[Game, str], moves: list, first_ply: int = 1,
     with); ``first_ply`` is the ply number of the first of ``moves``. The position before each
     ply of ``branch_plies`` (where variations branch off this line) is kept in
     ``LineReplay.branches``, so that each variation starts from it without replaying the line:
-    the replay of a record is linear in its moves, however many variations it has."""
+    each move of a record is played once, however many variations it has (a variation's start
+    copies the history of the line it branches from, ``Game.branch``)."""
     if isinstance(start, Game):
         game = start
     else:
