@@ -26,7 +26,7 @@ Black is to move, its foe White having broken a rule)::
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Optional, Union, cast
 
 from core.handicap import handicap_name
 from core.move import Move
@@ -64,8 +64,7 @@ class KifuMove:
 
     def usi(self) -> str:
         """The USI text of the move."""
-        move = self.move  # (a Move, once made: ``__post_init__``)
-        return move if isinstance(move, str) else move.usi()
+        return cast(Move, self.move).usi()  # a Move once made (``__post_init__``)
 
 
 @dataclass(slots=True)

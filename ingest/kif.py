@@ -525,6 +525,9 @@ class _Game:
         digits = _leading_digits(s[2:].translate(_FULL_DIGITS))
         if ascii_digits(digits):
             b.stated_moves(int(digits) - self.numbering, number, "the summary", s)
+        elif digits:  # thousands of digits: no number of moves (``core.numbers``)
+            b.add(WARNING, "move_count_mismatch", f"the summary's move count has {len(digits):,} "
+                  f"digits: no number of moves", number, b.current.ply - 1, s)
         ending = b.current.ending
         if ending is not None:
             if ending.summary:
@@ -613,10 +616,7 @@ def _variation_tail(text: str) -> bool:
 
 def _leading_digits(text: str) -> str:
     """The ASCII digits ``text`` starts with ("" if none)."""
-    end = 0
-    while end < len(text) and text[end].isascii() and text[end].isdigit():
-        end += 1
-    return text[:end]
+    return text[:_digits(text, 0)[0]]
 
 
 _BLANK_FROM = re.compile(r"[ \u3000]+(?=\([1-9]{2}\))")
@@ -629,11 +629,9 @@ def _loose_kif_line(s: str) -> MoveLine:
     >>> _loose_kif_line("5 同銀　(79)   ( 0:00/00:00:07)")[1]
     '同銀(79)   ( 0:00/00:00:07)'
     """
-    i = 0
-    while i < len(s) and s[i].isascii() and s[i].isdigit():
-        i += 1
-    rest = s[i:]
-    if not rest[:1].isspace() or not ascii_digits(s[:i]):
+    digits = _leading_digits(s)
+    rest = s[len(digits):]
+    if not rest[:1].isspace() or not ascii_digits(digits):
         return _NO_MOVE_LINE
     text = rest.strip()
     if "(" in text:  # 同銀　(79): a blank some writers put before the from-square
@@ -643,7 +641,7 @@ def _loose_kif_line(s: str) -> MoveLine:
         text = text[:-1].rstrip()
     if not text:
         return _NO_MOVE_LINE
-    return int(s[:i]), text, None, None, plus
+    return int(digits), text, None, None, plus
 
 
 #: Header keys that start a new game when they follow the moves of another one.

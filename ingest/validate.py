@@ -119,9 +119,10 @@ class ValidatedGame:
 
 
 def replay_line(start: Union[Game, str], moves: list, first_ply: int = 1,
-                branch_plies: Iterable[int] = ()) -> LineReplay:
-    """Replay ``moves`` (``MoveRecord``s) from ``start`` (an SFEN, or a ``Game`` to go on
-    with); ``first_ply`` is the ply number of the first of ``moves``. The position before each
+                branch_plies: Iterable[int] = (), start_line: Optional[int] = None) -> LineReplay:
+    """Replay ``moves`` (``MoveRecord``s) from ``start`` (an SFEN, written on the record's line
+    ``start_line``, or a ``Game`` to go on with); ``first_ply`` is the ply number of the first
+    of ``moves``. The position before each
     ply of ``branch_plies`` (where variations branch off this line) is kept in
     ``LineReplay.branches``, so that each variation starts from it without replaying the line:
     each move of a record is played once, however many variations it has (a variation's start
@@ -133,7 +134,8 @@ def replay_line(start: Union[Game, str], moves: list, first_ply: int = 1,
             game = Game(start)
         except SfenError as bad_start:
             return LineReplay(None, first_ply if moves else None, "bad_start_position",
-                              [Finding(ERROR, "bad_start_position", str(bad_start))])
+                              [Finding(ERROR, "bad_start_position", str(bad_start),
+                                       start_line)])
     result = LineReplay(game)
     position = game.position
     wanted = set(branch_plies)
@@ -202,7 +204,8 @@ def fingerprint(start_sfen: str, usi_moves, illegal_ply=None, rest=()) -> str:
 def validate_record(record: GameRecord) -> ValidatedGame:
     """Replay the main line and every variation of ``record``; never raises on bad input."""
     branch_plies = _branch_plies(record)
-    main = replay_line(record.start_sfen, record.moves, 1, branch_plies.get(None, ()))
+    main = replay_line(record.start_sfen, record.moves, 1, branch_plies.get(None, ()),
+                       record.first_line)
     headers = normalize_headers(record.headers)
     # one capped list (``ingest.record.Findings``) for the record's findings and the replay's
     findings = record.findings.copy() if isinstance(record.findings, Findings) else Findings()

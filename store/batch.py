@@ -76,10 +76,10 @@ class Batch:
         for name, column in zip(_MOVE_ROW, zip(*rows)):  # the row's columns, as they come
             moves[name].extend(column)
         evaluations = game.evaluations
-        for name, _ in EVALUATION:  # an evaluation of a main-line move, or null
-            moves[name].extend(
-                [getattr(evaluations[ply], name) if line == 0 and ply in evaluations else None
-                 for line, _, ply, *_ in rows] if evaluations else [None] * len(rows))
+        found = ([evaluations.get(ply) if line == 0 else None for line, _, ply, *_ in rows]
+                 if evaluations else [None] * len(rows))  # a main-line move's evaluation
+        for name, _ in EVALUATION:
+            moves[name].extend([None if e is None else getattr(e, name) for e in found])
         if game.keys:
             self._add_positions(game_id, game)
         if game.labels is not None:

@@ -24,6 +24,7 @@ The name of a file says its range, so a reader needs nothing else::
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional
 
 #: positions per file at most (64 row groups of 32k positions)
@@ -48,6 +49,7 @@ def file_name(bits: int, index: int) -> str:
     return f"positions-{bits}-{index:0{(bits + 3) // 4}x}.parquet"
 
 
+@lru_cache(maxsize=4096)  # (each lookup asks again for every file of every batch)
 def parse(name: str) -> Optional[tuple]:
     """``(bits, index)`` of a positions file's name, or None if it is not one (a split of
     more than ``MAX_BITS`` bits, or a range past its last, is none).

@@ -172,8 +172,8 @@ def test_merges_keep_every_row_and_bound_the_batches(tmp_path):
 
 def test_positions_split_by_key_range_answer_the_same(tmp_path):
     """A writer that splits each batch's positions into files of at most 200 (store.partitions)
-    gives the rows, searches and explorer answers of a store of one file per batch; a lookup
-    reads one file per batch; a lost range is named."""
+    gives the rows, searches and explorer answers of a store of one file per batch; a second
+    split and a lost range are named."""
     from analytics.queries import explore, occurrences, search
     from core import Position
     from store import partitions
