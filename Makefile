@@ -17,7 +17,7 @@ NATIVE := core/compiled.json
 
 .PHONY: demo test test-fast test-pure native bench clean chromium
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

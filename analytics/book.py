@@ -19,7 +19,7 @@ smallest move number it was reached at, and its moves by count then value, most 
 ``max_ply`` stops each game after that many moves::
 
     >>> import tempfile, os
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> path = os.path.join(folder, "book.db")
@@ -42,12 +42,12 @@ import os
 from collections import Counter
 from typing import Optional
 
-from analytics import checks
-from analytics.filters import GameFilter
-from analytics.played import engine_score, played_games
-from core.move import Move
-from core.pieces import BLACK
-from core.position import Position
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.played import engine_score, played_games
+from kifudb.core.move import Move
+from kifudb.core.pieces import BLACK
+from kifudb.core.position import Position
 
 __all__ = ["write_book", "book_entries", "HEADER"]
 

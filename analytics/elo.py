@@ -10,7 +10,7 @@ few games says little: ``games`` is given with it.
     >>> expected(1500, 1500), expected(1900, 1500)
     (0.5, 0.9091)
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["tests/fixtures/players"], folder)
     >>> table = ratings(folder)
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filters import GameFilter
-from labels.players import canonical
-from store.engine import fetch, game_summary
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.labels.players import canonical
+from kifudb.store.engine import fetch, game_summary
 
 __all__ = ["ratings", "player_rating", "expected", "START", "K"]
 

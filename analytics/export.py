@@ -4,9 +4,9 @@ writers of ``core.writers``; the games chosen with a ``GameFilter`` (a castle or
 reached is one of its fields) and a position they reached::
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
-    >>> from analytics.position_input import position_from_moves
-    >>> from core.writers import write
+    >>> from kifudb.store.writer import ingest_paths
+    >>> from kifudb.analytics.position_input import position_from_moves
+    >>> from kifudb.core.writers import write
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/records"], folder)
     >>> chosen = chosen_games(folder, GameFilter(player="羽生"),
@@ -43,12 +43,12 @@ from typing import Iterator, NamedTuple, Optional
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filters import GameFilter
-from analytics.queries import hit_keys
-from core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
-from core.position import STARTING_SFEN
-from store.engine import fetch, game_summary, games, hits, moves
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.queries import hit_keys
+from kifudb.core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
+from kifudb.core.position import STARTING_SFEN
+from kifudb.store.engine import fetch, game_summary, games, hits, moves
 
 __all__ = ["chosen_games", "stored_kifus", "stored_kifu", "StoredKifu", "record_text",
            "record_file_name", "games_archive", "Archive"]
@@ -168,7 +168,7 @@ def record_text(store, game: int, fmt: str) -> dict:
     """One stored game written in ``fmt`` (``core.writers.FORMATS``), as the game viewer offers
     it for download: ``text`` (None when it cannot be written), ``problem`` (why not) and
     ``left_out`` (what the format cannot hold of it, ``core.writers.left_out``)."""
-    from core.writers import FORMATS, left_out, write
+    from kifudb.core.writers import FORMATS, left_out, write
 
     fmt = checks.choice(fmt, "format", FORMATS)
     found = next(stored_kifus(store, [game], variations=fmt in ("kif", "ki2", "jkf")))
@@ -193,7 +193,7 @@ def record_file_name(game: int, path: Optional[str], fmt: str) -> str:
         >>> record_file_name(8, None, "jkf")
         '8-game.jkf'
     """
-    from core.writers import EXTENSIONS
+    from kifudb.core.writers import EXTENSIONS
 
     stem = _UNSAFE_NAME.sub("_", PurePath(path or "game").stem)[:80]
     return f"{game}-{stem}{EXTENSIONS[fmt]}"
@@ -219,7 +219,7 @@ def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-gam
     lines at the top of a CSA or USI file::
 
         >>> import tempfile, shutil
-        >>> from store.writer import ingest_paths
+        >>> from kifudb.store.writer import ingest_paths
         >>> folder = tempfile.mkdtemp()
         >>> _ = ingest_paths(["data/samples/records"], folder)
         >>> archive = games_archive(folder, [7, 8, 12], "kif")
@@ -234,7 +234,7 @@ def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-gam
         "# kifudb: left out: game 8: move 3 '２一角成(88)' could not be played ..."
         >>> shutil.rmtree(folder)
     """
-    from core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES, MULTI_GAME, write, write_games
+    from kifudb.core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES, MULTI_GAME, write, write_games
 
     fmt = checks.choice(fmt, "format", FORMATS)
     paths = {row["game"]: row.get("path") for row in chosen if isinstance(row, dict)}

@@ -20,11 +20,11 @@ Bad values are refused when the filter is made, saying which and why::
     >>> GameFilter(date_to="yesterday")
     Traceback (most recent call last):
     ...
-    analytics.filters.FilterError: date_to: not a date: 'yesterday' (expected YYYY-MM-DD)
+    kifudb.analytics.filters.FilterError: date_to: not a date: 'yesterday' (expected YYYY-MM-DD)
     >>> GameFilter(winner="nobody")
     Traceback (most recent call last):
     ...
-    analytics.filters.FilterError: winner must be one of black, white, draw, none, not 'nobody'
+    kifudb.analytics.filters.FilterError: winner must be one of black, white, draw, none, not 'nobody'
 
 On a mixed collection most games may have no result (opening fragments, aborted games):
 ``decided=True`` keeps the games with one (a win or a draw), and ``moves_from`` the games of
@@ -41,7 +41,7 @@ spelling given::
     >>> GameFilter(label_side="sente")
     Traceback (most recent call last):
     ...
-    analytics.filters.FilterError: label_side must be one of black, white, not 'sente'
+    kifudb.analytics.filters.FilterError: label_side must be one of black, white, not 'sente'
 
 A rating band is on both players, or with ``rating_of="mover"`` on the player to move in the
 explorer's position (``where(mover_rating=…)``; without a position, either player)::
@@ -52,7 +52,7 @@ explorer's position (``where(mover_rating=…)``; without a position, either pla
     >>> GameFilter(rating_of="mover")
     Traceback (most recent call last):
     ...
-    analytics.filters.FilterError: rating_of: needs min_rating or max_rating (the band)
+    kifudb.analytics.filters.FilterError: rating_of: needs min_rating or max_rating (the band)
 """
 
 from __future__ import annotations
@@ -64,12 +64,12 @@ from typing import Optional
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filter_options import (  # noqa: F401 (re-exported)
+from kifudb.analytics import checks
+from kifudb.analytics.filter_options import (  # noqa: F401 (re-exported)
     OPTIONS, RATING_OF, WINNERS, FilterOption)
-from core.handicap import HANDICAPS, canonical_name
-from labels.players import canonical as player_name
-from store.engine import game_summary, labels
+from kifudb.core.handicap import HANDICAPS, canonical_name
+from kifudb.labels.players import canonical as player_name
+from kifudb.store.engine import game_summary, labels
 
 __all__ = ["GameFilter", "FilterError", "WINNERS", "FilterOption", "OPTIONS", "from_options"]
 
@@ -281,7 +281,7 @@ def from_options(values: dict) -> GameFilter:
         >>> from_options({"min_moves": -1})
         Traceback (most recent call last):
         ...
-        analytics.filters.FilterError: min_moves must be an integer of at least 0, not -1
+        kifudb.analytics.filters.FilterError: min_moves must be an integer of at least 0, not -1
     """
     fields = {}
     for option in OPTIONS:

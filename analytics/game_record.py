@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import json
 
-from analytics import queries
-from analytics.position_input import position_from_game
-from core.move import Move
-from core.notation import ki2_move, kif_move
-from core.pieces import CSA_TYPES, FILE_DIGITS_FULL, KANJI, RANK_KANJI
-from core.position import STARTING_SFEN, Position
-from store.schema import MATE
+from kifudb.analytics import queries
+from kifudb.analytics.position_input import position_from_game
+from kifudb.core.move import Move
+from kifudb.core.notation import ki2_move, kif_move
+from kifudb.core.pieces import CSA_TYPES, FILE_DIGITS_FULL, KANJI, RANK_KANJI
+from kifudb.core.position import STARTING_SFEN, Position
+from kifudb.store.schema import MATE
 
 
 def replayed_positions(start_sfen: str, usi_moves: list) -> dict:

@@ -8,7 +8,7 @@ game; games of the same day are not earlier than each other. A game whose every 
 earlier game reached has none either (None)::
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["tests/fixtures/players"], folder)
     >>> [(n["game"], n["date"], n["ply"], n["earlier_games"]) for n in novelties(folder)][-3:]
@@ -29,10 +29,10 @@ from typing import Optional
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filters import GameFilter
-from core.move import code_usi
-from store.engine import fetch, game_summary, positions
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.core.move import code_usi
+from kifudb.store.engine import fetch, game_summary, positions
 
 __all__ = ["novelties", "game_novelty", "all_novelties"]
 

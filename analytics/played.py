@@ -4,7 +4,7 @@ the training-data writer (``analytics.training``) and the opening-book writer
 (``analytics.book``) share.
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> first = next(played_games(folder))
@@ -30,10 +30,10 @@ from typing import Iterator, NamedTuple, Optional
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filters import GameFilter
-from store.engine import fetch, game_summary, games, moves
-from store.schema import MATE as STORED_MATE  # a mate as ``score_black`` keeps it
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.store.engine import fetch, game_summary, games, moves
+from kifudb.store.schema import MATE as STORED_MATE  # a mate as ``score_black`` keeps it
 
 __all__ = ["PlayedMove", "PlayedGame", "played_games", "engine_score", "VALUE_MATE"]
 

@@ -2,7 +2,7 @@
 the probable merges the rules did not make, for ``kifudb players`` and its ``--suggest``.
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["tests/fixtures/players"], folder)
     >>> habu = next(p for p in spellings(folder) if p["name"] == "羽生善治")
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from analytics import checks
-from labels.players import canonical
-from store.engine import fetch, game_summary
+from kifudb.analytics import checks
+from kifudb.labels.players import canonical
+from kifudb.store.engine import fetch, game_summary
 
 __all__ = ["spellings", "suggestions"]
 

@@ -5,8 +5,8 @@ rate lines), then — most records carry no rating — those of the most-seen pl
 games in the store).
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
-    >>> from analytics.position_input import position_from_moves
+    >>> from kifudb.store.writer import ingest_paths
+    >>> from kifudb.analytics.position_input import position_from_moves
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples"], folder)
     >>> after = position_from_moves("7g7f 3c3d 2g2f")
@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filters import GameFilter
-from analytics.queries import _usi, hit_keys
-from store.engine import fetch, game_summary, hits
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.queries import _usi, hit_keys
+from kifudb.store.engine import fetch, game_summary, hits
 
 __all__ = ["position_games", "ORDERS"]
 

@@ -2,7 +2,7 @@
 with the results, over the games of a ``GameFilter``.
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["tests/fixtures/players"], folder)
     >>> [(m["month"], m["games"], m["black_wins"]) for m in position_history(folder, "startpos")][:3]
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from analytics.filters import GameFilter
-from analytics.queries import hit_keys
-from analytics.results import Results, count_columns
-from store.engine import fetch, game_summary, hits
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.queries import hit_keys
+from kifudb.analytics.results import Results, count_columns
+from kifudb.store.engine import fetch, game_summary, hits
 
 __all__ = ["position_history"]
 

@@ -47,10 +47,10 @@ import re
 import stat
 from typing import Union
 
-from core.move import Move
-from core.notation import NotationError, parse_ki2_move, parse_kif_move
-from core.notation.usi import parse_position_line
-from core.position import STARTING_SFEN, Position, SfenError
+from kifudb.core.move import Move
+from kifudb.core.notation import NotationError, parse_ki2_move, parse_kif_move
+from kifudb.core.notation.usi import parse_position_line
+from kifudb.core.position import STARTING_SFEN, Position, SfenError
 
 __all__ = ["position_from_sfen", "position_from_moves", "position_from_diagram",
            "position_from_diagram_file", "read_diagram_file", "position_from_game",
@@ -180,7 +180,7 @@ def position_from_diagram(text: str) -> Position:
     line); lines before the diagram (headers) are skipped. Any error or warning of the diagram
     reader (a partial board, a missing row, an unknown piece) raises ``ValueError``.
 
-    >>> from core.notation.bod import bod_text
+    >>> from kifudb.core.notation.bod import bod_text
     >>> pos = position_from_moves("7g7f 3c3d 8h2b+")
     >>> position_from_diagram("開始日時：2024/01/01\\n" + bod_text(pos)) == pos
     True
@@ -189,7 +189,7 @@ def position_from_diagram(text: str) -> Position:
     ...
     ValueError: no board diagram found (expected the hands, the ９ ８ … １ header and a board between +---+ borders)
     """
-    from core.notation.bod import is_bod_line, read_bod
+    from kifudb.core.notation.bod import is_bod_line, read_bod
 
     if not isinstance(text, str):
         raise ValueError(f"a diagram must be text, not {type(text).__name__}")
@@ -282,7 +282,7 @@ def _quoted(text: str) -> str:
 def position_from_game(store, game_id: int, ply: int) -> Position:
     """The position of game ``game_id`` of ``store`` after ``ply`` moves of its main line
     (0 = its start position); ``ValueError`` for an unknown game or a ply out of range."""
-    from analytics.queries import game_info, game_moves
+    from kifudb.analytics.queries import game_info, game_moves
 
     info = game_info(store, game_id)
     if info is None:

@@ -6,8 +6,8 @@ Queries are SQLAlchemy Core statements over ``Table`` objects that describe the 
 bound parameter, and no SQL is built from user text. They run on DuckDB through duckdb-engine::
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
-    >>> from analytics.position_input import position_from_moves
+    >>> from kifudb.store.writer import ingest_paths
+    >>> from kifudb.analytics.position_input import position_from_moves
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> hits = search(folder, position_from_moves("7g7f 3c3d 2g2f"))
@@ -37,14 +37,14 @@ from typing import Optional
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filters import GameFilter
-from analytics.results import Results, count_columns
-from core.move import code_move, code_usi
-from core.notation import ki2_move, kif_move
-from core.position import Position
-from store.engine import fetch, game_summary, games, hits, moves, sources
-from store.schema import EVALUATION as EVALUATION_COLUMNS
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.results import Results, count_columns
+from kifudb.core.move import code_move, code_usi
+from kifudb.core.notation import ki2_move, kif_move
+from kifudb.core.position import Position
+from kifudb.store.engine import fetch, game_summary, games, hits, moves, sources
+from kifudb.store.schema import EVALUATION as EVALUATION_COLUMNS
 
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
            "position_key"]

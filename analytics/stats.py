@@ -14,7 +14,7 @@ games without a result (an abort, a record that stops) count among the games but
 score. Each score comes with a 95% Wilson score interval (``ci_low``, ``ci_high``)::
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples"], folder)
     >>> total = results(folder)
@@ -35,13 +35,13 @@ from typing import Optional
 
 import sqlalchemy as sa
 
-from analytics import checks
-from analytics.filters import GameFilter
-from analytics.results import SIDES, Results, count_columns, wilson
-from labels.classify import definitions, definitions_version
-from labels.players import canonical as player_name
-from store import engine as views
-from store.engine import as_store, fetch, game_summary, label_summary
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.results import SIDES, Results, count_columns, wilson
+from kifudb.labels.classify import definitions, definitions_version
+from kifudb.labels.players import canonical as player_name
+from kifudb.store import engine as views
+from kifudb.store.engine import as_store, fetch, game_summary, label_summary
 
 __all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_lengths", "games",
            "label_frequencies", "win_rates", "pairings", "label_games", "game_labels",

@@ -38,7 +38,7 @@ one); ``min_ply`` leaves out each game's first positions and ``dedupe`` keeps on
 (position, move played)::
 
     >>> import tempfile, os
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/records"], folder)
     >>> output = os.path.join(folder, "games.hcpe")
@@ -55,14 +55,14 @@ from __future__ import annotations
 import os
 import struct
 
-from analytics import checks
-from analytics.filters import GameFilter
-from analytics.played import engine_score, played_games
-from core.move import Move
-from core.packed import (PackingError, apery_move16, huffman_coded_pos, packed_sfen,
+from kifudb.analytics import checks
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.played import engine_score, played_games
+from kifudb.core.move import Move
+from kifudb.core.packed import (PackingError, apery_move16, huffman_coded_pos, packed_sfen,
                          yaneuraou_move16)
-from core.pieces import BLACK
-from core.position import Position
+from kifudb.core.pieces import BLACK
+from kifudb.core.position import Position
 
 __all__ = ["write_training", "FORMATS", "RECORD_SIZE"]
 

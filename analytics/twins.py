@@ -14,7 +14,7 @@ Only games of at least ``min_moves`` moves count (two short fragments of a commo
 not the same game)::
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["tests/fixtures/players", "tests/fixtures/twins"], folder)
     >>> for twin in twins(folder):
@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from analytics import checks
-from store.engine import fetch, game_summary, games, positions
+from kifudb.analytics import checks
+from kifudb.store.engine import fetch, game_summary, games, positions
 
 __all__ = ["twins"]
 

@@ -51,8 +51,8 @@ from pathlib import Path
 
 from bench.others import available, load_usi, replay_cshogi, replay_python_shogi, replay_rsshogi
 from bench.synthetic import synthetic_games
-from core import Move, Position, _native, perft
-from core.game import Game
+from kifudb.core import Move, Position, _native, perft
+from kifudb.core.game import Game
 
 ROOT = Path(__file__).resolve().parent.parent
 

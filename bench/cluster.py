@@ -57,7 +57,7 @@ class CpuSampler(ProcessSampler):
 
 def child(paths: list, store_dir: str, options: dict) -> dict:
     """In a fresh interpreter: one ingest, its time and memory."""
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     sampler, cpu_sampler = TreeSampler().start(), CpuSampler().start()
     started = time.perf_counter()
@@ -73,7 +73,7 @@ def child(paths: list, store_dir: str, options: dict) -> dict:
 
 def fingerprint(store_dir: str) -> list:
     """What must be equal between the stores: row counts and sums over every table."""
-    from store.folder import Store
+    from kifudb.store.folder import Store
 
     connection = Store(store_dir).connect()
     return connection.execute(

@@ -57,10 +57,10 @@ from pathlib import Path
 import cshogi
 from cshogi import move_cap, move_is_promotion, move_to, move_to_csa, move_to_usi
 
-from core.handicap import handicap_sfen
-from core.position import STARTING_SFEN
-from core.move import Move
-from core.notation.kif import kif_move
+from kifudb.core.handicap import handicap_sfen
+from kifudb.core.position import STARTING_SFEN
+from kifudb.core.move import Move
+from kifudb.core.notation.kif import kif_move
 
 #: (KIF name, CSA ``PI`` line, share of the handicap games).
 HANDICAPS = (("香落ち", "PI11KY", 30), ("角落ち", "PI22KA", 20), ("飛車落ち", "PI82HI", 20),

@@ -15,8 +15,8 @@ import argparse
 import time
 from pathlib import Path
 
-from ingest import pipeline
-from ingest.pipeline import read_data
+from kifudb.ingest import pipeline
+from kifudb.ingest.pipeline import read_data
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "tests" / "fixtures" / "evaluations"

@@ -24,10 +24,10 @@ import time
 from pathlib import Path
 
 from bench.interpreted import compiled
-from core import _native
-from ingest.pipeline import read_data
-from ingest.read import record_files
-from kifudb.validate import validate_files
+from kifudb.core import _native
+from kifudb.ingest.pipeline import read_data
+from kifudb.ingest.read import record_files
+from kifudb.cli.validate import validate_files
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"
@@ -232,10 +232,10 @@ def stages(items) -> dict:
     the whole path can be placed. kifudb's stages are the pipeline's own steps: ``decode``,
     ``sniff``, ``parse`` (the format's reader) and ``stored_game`` (replay, keys and the
     per-game work) for every game; "the rest" is the whole path (``read_data``) less them."""
-    from ingest.pipeline import stored_game
-    from ingest.read import FileRead, parse
-    from ingest.decode import decode
-    from ingest.sniff import sniff
+    from kifudb.ingest.pipeline import stored_game
+    from kifudb.ingest.read import FileRead, parse
+    from kifudb.ingest.decode import decode
+    from kifudb.ingest.sniff import sniff
 
     moves = kifudb_games(items)
     texts = [(path, decode(data)) for path, data, _, _ in items]
@@ -285,7 +285,7 @@ def run_stages(kind: str, items) -> None:
 def _time_command(folder: str, jobs: int) -> float:
     """Seconds for ``kifudb validate FOLDER --jobs N`` as a user runs it (a fresh process that
     imports, reads, validates and writes the jsonl report)."""
-    command = [sys.executable, "-m", "kifudb.cli", "validate", folder, "--jobs", str(jobs),
+    command = [sys.executable, "-m", "kifudb", "validate", folder, "--jobs", str(jobs),
                "--format", "jsonl", "--output", os.devnull]
     started = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from core import _native
+from kifudb.core import _native
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +42,7 @@ def _measure_here(name: str, path: str, runs: int) -> None:
 
     from bench.__main__ import measure, replay_kifudb, replay_kifudb_position
     from bench.others import load_usi
-    from core import Position, perft
+    from kifudb.core import Position, perft
 
     assert not compiled(), _native.status()
     if name == "perft5":

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.notation.usi import parse_position_line
+from kifudb.core.notation.usi import parse_position_line
 
 # name (as in replay_<name>) -> distribution name on PyPI, import name
 LIBRARIES = {

@@ -44,13 +44,13 @@ def _timed(function, repeats: int) -> tuple:
 
 def run(store_dir: Path, repeats: int = 5) -> list:
     """Rows of (what, first seconds, warm median seconds, answer size)."""
-    from analytics import queries, stats
-    from analytics.filters import GameFilter
-    from analytics.novelty import all_novelties, game_novelty, novelties
-    from analytics.position_input import position_from_moves
-    from analytics.twins import twins
-    from store.engine import engine
-    from store.folder import Store
+    from kifudb.analytics import queries, stats
+    from kifudb.analytics.filters import GameFilter
+    from kifudb.analytics.novelty import all_novelties, game_novelty, novelties
+    from kifudb.analytics.position_input import position_from_moves
+    from kifudb.analytics.twins import twins
+    from kifudb.store.engine import engine
+    from kifudb.store.folder import Store
 
     store = Store(store_dir)
     rows = []
@@ -103,7 +103,7 @@ def report(rows: list) -> None:
 
 def run_research(scales=("100k",), repeats: int = 5) -> dict:
     """``run`` on the store of each of ``scales`` (``python -m bench --only research``)."""
-    from analytics import stats
+    from kifudb.analytics import stats
     from bench.store import ROOT as BENCH_ROOT, built_store, parse_scale, scale_name
 
     result = {}
@@ -125,7 +125,7 @@ def main() -> None:
     parser.add_argument("store", nargs="?", default=str(ROOT / "bench/results/store-10M-seed1"))
     parser.add_argument("--repeats", type=int, default=5)
     options = parser.parse_args()
-    from store.folder import Store
+    from kifudb.store.folder import Store
 
     store = Store(options.store)
     connection = store.connect()

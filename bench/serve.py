@@ -8,7 +8,7 @@ at 1, 8 and 32 concurrent clients:
 - ``/search`` (a page of 50) on **random** positions: positions of seeded random plies of the
   corpus's games (``bench.store.pick_positions``), each asked once in the whole benchmark.
 
-The server keeps its answers until the store's next commit (``kifudb.serve.Answers``), so the
+The server keeps its answers until the store's next commit (``kifudb.http.Answers``), so the
 popular positions are computed once: a first run, ``/explore (first)``, asks each of them once
 with one client (every answer computed), then the loaded runs ask them again and again (the
 answers kept), as an explorer's users do. Every search asks a position not asked before, so
@@ -67,9 +67,9 @@ def _percentile(values, q: float) -> float:
 def popular_positions(store_dir, depth: int = 6, branching: int = 2) -> list:
     """SFENs of the start and of the positions the ``branching`` most played moves lead to,
     ply by ply to ``depth``."""
-    from analytics.queries import explore
-    from core.move import Move
-    from core.position import Position
+    from kifudb.analytics.queries import explore
+    from kifudb.core.move import Move
+    from kifudb.core.position import Position
 
     found, level = [], [Position()]
     for _ in range(depth + 1):

@@ -37,10 +37,10 @@ def _median_seconds(function, runs: int) -> float:
 
 def run_classification(runs: int = 5) -> dict:
     """Classification cost per game on the real games, beside replaying them."""
-    from labels.classify import classify_game
+    from kifudb.labels.classify import classify_game
     from bench.others import load_usi
-    from core.game import Game
-    from core.move import Move
+    from kifudb.core.game import Game
+    from kifudb.core.move import Move
 
     games = load_usi(ROOT / "tests/fixtures/usi/real_games.usi")
     parsed = [(start, [Move.from_usi(m) for m in moves]) for start, moves in games]
@@ -69,8 +69,8 @@ def run_classification(runs: int = 5) -> dict:
 
 
 def _calls(store, player: str, label: str) -> list:
-    from analytics import stats
-    from analytics.filters import GameFilter
+    from kifudb.analytics import stats
+    from kifudb.analytics.filters import GameFilter
 
     return [
         ("overview", lambda: stats.overview(store)),
@@ -98,8 +98,8 @@ def _calls(store, player: str, label: str) -> list:
 
 def run_queries(store_dir: Path, repeats: int = 20) -> dict:
     """Time every statistics query on one store."""
-    from analytics import stats
-    from store import engine
+    from kifudb.analytics import stats
+    from kifudb.store import engine
 
     started = time.perf_counter()
     engine.engine(store_dir)
@@ -108,7 +108,7 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
     player = stats.players(store_dir, limit=1)[0]["player"]
     frequent = stats.label_frequencies(store_dir, "opening") or stats.label_frequencies(store_dir)
     label = frequent[0]["label"] if frequent else "居飛車"
-    from store.folder import Store
+    from kifudb.store.folder import Store
     labels = Store(store_dir).connect().execute("SELECT count(*) FROM labels").fetchone()[0]
     print(f"store {store_dir.relative_to(ROOT)}: {view['games']:,} games, "
           f"{view['positions']:,} positions, {labels:,} labels; engine and summaries built in "

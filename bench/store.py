@@ -167,8 +167,8 @@ class TreeSampler(ProcessSampler):
 def child_ingest(files: str, store_dir: str, jobs: int, cluster=None) -> dict:
     """Run in a fresh interpreter: ``ingest_paths`` (its merges included; ``cluster`` as
     ``--cluster``), times and memory as a dict."""
-    from store.folder import Store
-    from store.writer import ingest_paths
+    from kifudb.store.folder import Store
+    from kifudb.store.writer import ingest_paths
     sampler = TreeSampler().start()
     out = {"jobs": jobs, "cluster": cluster, "baseline_rss_mb": _status_kb("self", "VmRSS:") / 1024}
     started = time.perf_counter()
@@ -189,7 +189,7 @@ def child_ingest(files: str, store_dir: str, jobs: int, cluster=None) -> dict:
 
 def child_compact(store_dir: str) -> dict:
     """Run in a fresh interpreter: ``Store.compact()`` (all batches into one), time and memory."""
-    from store.folder import Store
+    from kifudb.store.folder import Store
     sampler = TreeSampler().start()
     store = Store(store_dir)
     started = time.perf_counter()
@@ -256,7 +256,7 @@ def pick_positions(games, seed: int, count: int, max_ply=None) -> list:
     """``count`` seeded ``(sfen without move number, key)`` of positions of ``games``
     (any ply, or plies 0..max_ply)."""
     import cshogi
-    from core import Position
+    from kifudb.core import Position
     rng = random.Random(seed)
     picked = []
     for _ in range(count):
@@ -275,7 +275,7 @@ def pick_misses(seed: int, count: int) -> list:
     from bench.corpus import generate_games
     games = [(g.start_sfen, g.usi) for g in generate_games(count, seed=seed + 7919)]
     import cshogi
-    from core import Position
+    from kifudb.core import Position
     out = []
     for start, moves in games:
         board = cshogi.Board(start)
@@ -317,13 +317,13 @@ def store_functions(store_dir):
     """(search, explore, positions-only lookup, description). Each function takes an item
     ``(sfen without move number, key)``; search and explore start from the SFEN, as a user's
     query does (``Position.from_sfen`` is inside the timing)."""
-    from store.folder import Store
-    from core import Position
+    from kifudb.store.folder import Store
+    from kifudb.core import Position
     store = Store(store_dir)
     connection = store.connect()
     positions = lambda item: connection.execute(POSITIONS_SQL, [item[1]]).fetchall()
     try:
-        from analytics import queries
+        from kifudb.analytics import queries
         search, explore = queries.search, queries.explore
     except (ImportError, AttributeError) as error:
         raw_search = lambda item: connection.execute(
@@ -401,7 +401,7 @@ def build_baseline(games, path) -> dict:
 def built_store(scale) -> "Path":
     """The folder of the seeded store of ``scale`` ("100k", "10M" or a number of positions),
     built first (``run_scale``) when it is missing or of an older store format."""
-    from store.folder import FORMAT, Store
+    from kifudb.store.folder import FORMAT, Store
 
     n = parse_scale(scale) if isinstance(scale, str) else scale
     store_dir = RESULTS / f"store-{scale_name(n)}-seed1"
@@ -414,7 +414,7 @@ def built_store(scale) -> "Path":
 def stores_at(scales, what: str):
     """For each of ``scales`` ("100k", "10M" or numbers of positions): its name and its store
     (``built_store``), after a heading that says ``what`` is measured on which store."""
-    from analytics import stats
+    from kifudb.analytics import stats
 
     for scale in scales:
         n = parse_scale(scale) if isinstance(scale, str) else scale
@@ -428,7 +428,7 @@ def stores_at(scales, what: str):
 def live_bytes(store_dir) -> int:
     """Bytes of what the store's manifest names (its batches, the manifest, ``kifudb.duckdb``):
     the batches a merge or compaction replaced are kept a day for running queries, not counted."""
-    from store.folder import Store
+    from kifudb.store.folder import Store
 
     store = Store(store_dir)
     batches = store.manifest()["batches"]
@@ -438,7 +438,7 @@ def live_bytes(store_dir) -> int:
 
 def measure_layout(store_dir, hits, misses, openings) -> dict:
     """Sizes and lookups of the store as it is now."""
-    from store.folder import Store
+    from kifudb.store.folder import Store
 
     store = Store(store_dir)
     files = store.table_files("positions")

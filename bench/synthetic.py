@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import random
 
-from core import Move, Position, STARTING_SFEN
+from kifudb.core import Move, Position, STARTING_SFEN
 
 
 def _pick(rng: random.Random, position: Position, moves: list) -> Move:

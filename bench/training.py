@@ -26,12 +26,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from analytics.played import played_games
-from analytics.training import write_training
+from kifudb.analytics.played import played_games
+from kifudb.analytics.training import write_training
 from bench.others import available
-from core.move import Move
-from core.packed import apery_move16, huffman_coded_pos
-from core.position import Position
+from kifudb.core.move import Move
+from kifudb.core.packed import apery_move16, huffman_coded_pos
+from kifudb.core.position import Position
 
 _RESULT = {"black": 1, "white": 2, "draw": 0}
 _HCPE = struct.Struct("<32shHbx")

@@ -32,9 +32,9 @@ import time
 from pathlib import Path
 
 from bench.others import available, load_usi
-from core.kifu import Kifu, KifuMove
-from core.notation.usi import position_line
-from core.writers import write
+from kifudb.core.kifu import Kifu, KifuMove
+from kifudb.core.notation.usi import position_line
+from kifudb.core.writers import write
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ROOT / "tests" / "fixtures" / "usi" / "real_games.usi"
@@ -91,9 +91,9 @@ def write_cshogi(games, fmt: str) -> int:
 def _convert_corpus() -> list:
     """``(path, text, moves)`` of the KIF/KIFU fixture files that both kifudb and rsshogi read
     whole to the same number of main-line moves (one game a file)."""
-    from ingest.decode import decode
-    from ingest.kifu import read_kifus
-    from ingest.read import record_files
+    from kifudb.ingest.decode import decode
+    from kifudb.ingest.kifu import read_kifus
+    from kifudb.ingest.read import record_files
     from rsshogi.record import Record
 
     out = []
@@ -114,7 +114,7 @@ def _convert_corpus() -> list:
 
 
 def convert_kifudb(corpus) -> int:
-    from ingest.kifu import read_kifus
+    from kifudb.ingest.kifu import read_kifus
 
     n, out = 0, []
     for path, _, _ in corpus:
@@ -125,7 +125,7 @@ def convert_kifudb(corpus) -> int:
 
 
 def convert_rsshogi(corpus) -> int:
-    from ingest.decode import decode  # as kifudb does: the bytes' encoding found first
+    from kifudb.ingest.decode import decode  # as kifudb does: the bytes' encoding found first
     from rsshogi.record import Record
 
     n, out = 0, []

@@ -2,7 +2,7 @@
 
 Pure Python, standard library only. The public API in one place::
 
-    >>> from core import Position, Move, perft
+    >>> from kifudb.core import Position, Move, perft
     >>> pos = Position()
     >>> pos.push_usi("7g7f")
     Move.from_usi('7g7f')
@@ -10,16 +10,16 @@ Pure Python, standard library only. The public API in one place::
     (False, 30)
 """
 
-from core import _native
+from kifudb.core import _native
 
 _native.choose()  # first: the compiled build, or the interpreted source (core/_native.py)
 
-from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
+from kifudb.core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
                          PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON,
                          square, square_name, file_of, rank_of, piece, piece_type, piece_colour)
-from core.move import Move
-from core.outcome import Winner, Reason
-from core.position import (Position, IllegalMove, IllegalMoveError, SfenError, STARTING_SFEN,
+from kifudb.core.move import Move
+from kifudb.core.outcome import Winner, Reason
+from kifudb.core.position import (Position, IllegalMove, IllegalMoveError, SfenError, STARTING_SFEN,
                            perft, piece_name)
 
 __all__ = [

@@ -6,7 +6,8 @@ sources, and Python imports them in preference. The same source then runs as mac
 They are the engine (``core``) and the hot readers of ``ingest`` (the KIF and CSA readers, the
 record builder and its records, the replay).
 
-``choose()`` runs first thing in ``import core`` (and ``import ingest`` imports ``core`` first)
+``choose()`` runs first thing in ``import kifudb.core`` (and ``kifudb.ingest`` imports
+``kifudb.core`` first)
 and keeps the interpreted source when
 
 - ``KIFUDB_PURE`` is set (to anything but ``0``): ``make test-pure`` runs the tests so, or
@@ -31,8 +32,11 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+#: The folder that holds ``core/`` and ``ingest/``: the repository (``core/`` is ``kifudb.core``,
+#: mapped in ``pyproject.toml``), or an installed ``kifudb`` package (its ``core/`` subfolder).
 ROOT = Path(__file__).resolve().parent.parent
-#: The modules mypyc compiles (one shared library, ``core.compiled__mypyc``), as source paths:
+#: The modules mypyc compiles (one shared library, ``kifudb.core.compiled__mypyc``), as source
+#: paths under ``ROOT``:
 #: the engine, and the readers' hot path (``Findings``, a ``list`` subclass, stays interpreted).
 COMPILED = (
     "core/pieces.py", "core/numbers.py", "core/tables.py", "core/key.py", "core/move.py", "core/position.py",
@@ -52,8 +56,12 @@ _reason: Optional[str] = None  # why the interpreted source runs, once ``choose`
 
 
 def module_name(path: str) -> str:
-    """``core/notation/kif.py`` -> ``core.notation.kif``."""
-    return path[:-len(".py")].replace("/", ".")
+    """The import name of a source of ``COMPILED``::
+
+        >>> module_name("core/notation/kif.py")
+        'kifudb.core.notation.kif'
+    """
+    return "kifudb." + path[:-len(".py")].replace("/", ".")
 
 
 class SourceOnly:

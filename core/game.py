@@ -22,10 +22,10 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple, Optional, Union
 
-from core.move import Move
-from core.outcome import Reason, Winner
-from core.pieces import BLACK, WHITE, COLOUR_NAMES
-from core.position import Position, IllegalMove, STARTING_SFEN
+from kifudb.core.move import Move
+from kifudb.core.outcome import Reason, Winner
+from kifudb.core.pieces import BLACK, WHITE, COLOUR_NAMES
+from kifudb.core.position import Position, IllegalMove, STARTING_SFEN
 
 
 @lru_cache(maxsize=256)

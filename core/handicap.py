@@ -19,7 +19,7 @@ The names are KIF's; JKF's preset codes (``KY``, ``KY_R``, ``KA``, ``HI``, ``HIK
 
 from __future__ import annotations
 
-from core.pieces import LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, STARTING_SFEN
+from kifudb.core.pieces import LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, STARTING_SFEN
 
 #: The even start below White's first two ranks, with White (the handicap giver) to move.
 _LOWER = "/" + "/".join(STARTING_SFEN.split()[0].split("/")[2:]) + " w - 1"

@@ -3,7 +3,7 @@
 Points: rook and bishop (promoted or not) 5 each, every other piece but the king 1, on the board
 and in hand. With both kings in their promotion zones::
 
-    >>> from core import Position
+    >>> from kifudb.core import Position
     >>> pos = Position.from_sfen("K8/9/9/9/9/9/9/9/8k b RBGSNLPrb3g3s3n3l17p 1")
     >>> points(pos, 0), points(pos, 1)
     (15, 39)
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from core.outcome import Winner
-from core.pieces import BLACK, WHITE, BISHOP, ROOK, KING, UNPROMOTED, COLOUR_NAMES, in_zone
+from kifudb.core.outcome import Winner
+from kifudb.core.pieces import BLACK, WHITE, BISHOP, ROOK, KING, UNPROMOTED, COLOUR_NAMES, in_zone
 
 
 def piece_points(piece_type: int) -> int:

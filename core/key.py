@@ -19,7 +19,7 @@ Definition (version 1, stable; stored keys depend on it):
 So the key depends only on board, hands and side to move, is the same on every machine and run,
 and can be computed from an SFEN string alone::
 
-    >>> from core import Position
+    >>> from kifudb.core import Position
     >>> hex(Position().key())
     '0x5a2210b47d303402'
 

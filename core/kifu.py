@@ -28,10 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional, Union, cast
 
-from core.handicap import handicap_name
-from core.move import Move
-from core.pieces import BLACK, WHITE
-from core.position import STARTING_SFEN
+from kifudb.core.handicap import handicap_name
+from kifudb.core.move import Move
+from kifudb.core.pieces import BLACK, WHITE
+from kifudb.core.position import STARTING_SFEN
 
 __all__ = ["Kifu", "KifuMove", "KifuVariation", "KifuEnding", "UnwritableGame", "ending_word",
            "ENDING_FORMATS"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple, Optional
 
-from core.pieces import USI_LETTERS, USI_RANKS, PAWN, GOLD, square_name
+from kifudb.core.pieces import USI_LETTERS, USI_RANKS, PAWN, GOLD, square_name
 
 _FILES: Final = "123456789"
 

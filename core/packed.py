@@ -37,7 +37,7 @@ sets bit 14 for a promotion; YaneuraOu's ``Move16`` (the ``move`` of a PackedSfe
 a drop's piece type as its origin and sets bit 14 for a drop, bit 15 for a promotion. So they
 agree on a move without promotion and differ on drops and promotions::
 
-    >>> from core.move import Move
+    >>> from kifudb.core.move import Move
     >>> [apery_move16(Move.from_usi(m)) for m in ("7g7f", "8h2b+", "B*4e")]
     [7739, 25354, 10911]
     >>> [yaneuraou_move16(Move.from_usi(m)) for m in ("7g7f", "8h2b+", "B*4e")]
@@ -48,10 +48,10 @@ agree on a move without promotion and differ on drops and promotions::
 
 from __future__ import annotations
 
-from core.move import Move
-from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
+from kifudb.core.move import Move
+from kifudb.core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
                          FULL_SET, UNPROMOTED)
-from core.position import Position, sfen_of
+from kifudb.core.position import Position, sfen_of
 
 __all__ = ["huffman_coded_pos", "packed_sfen", "from_huffman_coded_pos", "from_packed_sfen",
            "apery_move16", "yaneuraou_move16", "move_from_apery16", "move_from_yaneuraou16",
@@ -243,7 +243,7 @@ def from_packed_sfen(data: bytes) -> Position:
     >>> from_packed_sfen(bytes(32))
     Traceback (most recent call last):
     ...
-    core.packed.PackingError: not a PackedSfen: king squares (0, 0)
+    kifudb.core.packed.PackingError: not a PackedSfen: king squares (0, 0)
     """
     return _unpack(data, _PSFEN_BOARD_CODES, _PSFEN_HAND_CODES, "PackedSfen")
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 from typing import Any, Final, Iterator, NamedTuple, Optional, Sequence
 
-from core import key as _key
-from core.move import Move, board_move, drop_move
-from core.numbers import MAX_DIGITS, ascii_digits
-from core.pieces import (BLACK, WHITE, PAWN, KNIGHT, ROOK, GOLD, KING, PROMOTE, HAND_TYPES,
+from kifudb.core import key as _key
+from kifudb.core.move import Move, board_move, drop_move
+from kifudb.core.numbers import MAX_DIGITS, ascii_digits
+from kifudb.core.pieces import (BLACK, WHITE, PAWN, KNIGHT, ROOK, GOLD, KING, PROMOTE, HAND_TYPES,
                          HAND_ORDER, UNPROMOTED, ZONE, FULL_SET, USI_LETTERS, COLOUR_NAMES,
                          ENGLISH_NAMES as _NAMES, STARTING_SFEN, square_name, is_dead_square)
-from core.tables import (STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE, FILE_SQUARES,
+from kifudb.core.tables import (STEPS, RAYS, REACH, RAY8, NEAR, FAR, KNIGHT_FROM, LINE, FILE_SQUARES,
                          PIN_RAY)
 
 _BOARD_KEYS: Final = _key.BOARD  # for push
@@ -316,7 +316,7 @@ class Position:
     def svg(self, **options: Any) -> str:
         """The position drawn as a self-contained SVG board (``core.svg.board_svg``; options
         ``last_move``, ``flip``, ``size``, ``coordinates``)."""
-        from core.svg import board_svg
+        from kifudb.core.svg import board_svg
         return board_svg(self, **options)
 
     def _repr_svg_(self) -> str:

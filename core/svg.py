@@ -10,7 +10,7 @@ when empty) — and the last move's origin and destination highlighted.
 
 No external fonts, images or scripts; every text is XML-escaped, so the result parses as XML::
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> svg = board_svg(Position())
     >>> svg.count('class="piece ')          # 20 pieces a side
     40
@@ -30,8 +30,8 @@ from __future__ import annotations
 from typing import Optional, Union
 from xml.sax.saxutils import escape
 
-from core.move import Move
-from core.pieces import (BLACK, WHITE, KING, HAND_ORDER, UNPROMOTED, KANJI_SHORT, FILE_DIGITS_FULL,
+from kifudb.core.move import Move
+from kifudb.core.pieces import (BLACK, WHITE, KING, HAND_ORDER, UNPROMOTED, KANJI_SHORT, FILE_DIGITS_FULL,
                          RANK_KANJI, SIDE_KANJI, SIDE_MARKS, USI_LETTERS, square_name)
 
 FONT_FAMILY = "'Noto Serif CJK JP','Hiragino Mincho ProN','Yu Mincho',serif"
@@ -97,7 +97,7 @@ def board_svg(position, last_move: Union[Move, str, None, bool] = None, flip: bo
     - ``coordinates``: draw the file numbers and rank numerals.
     - ``handicap``: title the hands as a handicap game does (▲下手の持駒, △上手の持駒).
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> pos = Position()
     >>> pos.push_usi("7g7f")
     Move.from_usi('7g7f')

@@ -3,7 +3,7 @@
 Every table is indexed by board code (``type + 16 * colour``) and square, so move generation and
 attack tests never compute a coordinate or test a board edge at run time::
 
-    >>> from core.pieces import square, BLACK, KNIGHT, piece
+    >>> from kifudb.core.pieces import square, BLACK, KNIGHT, piece
     >>> sorted(STEPS[piece(BLACK, KNIGHT)][square(8, 9)]) == [square(7, 7), square(9, 7)]
     True
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final, Optional
 
-from core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
+from kifudb.core.pieces import (BLACK, WHITE, PAWN, LANCE, KNIGHT, SILVER, BISHOP, ROOK, GOLD, KING,
                          PRO_PAWN, PRO_LANCE, PRO_KNIGHT, PRO_SILVER, HORSE, DRAGON, piece)
 
 #: The eight directions as (file step, rank step); rank step -1 is "forward" for Black.

@@ -1,5 +1,5 @@
-"""kifudb's dashboard: ``streamlit run dashboard/app.py`` (the store folder from
-``KIFUDB_STORE``, else ``data/store``).
+"""kifudb's dashboard: ``kifudb dashboard --store DIR`` runs ``streamlit run`` on this file (the
+store folder from ``KIFUDB_STORE``, else the default store), with kifudb installed.
 
 The entry page: it sets the page up, draws the sidebar (the store, the board's flip toggle) and
 runs the chosen page of ``dashboard/views/``. (Not ``pages/``: Streamlit takes a ``pages/``
@@ -11,16 +11,18 @@ traceback.
 
 from __future__ import annotations
 
-import importlib.util
+import os
 import sys
-from pathlib import Path
 
-if any(importlib.util.find_spec(name) is None for name in ("analytics", "dashboard")):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # a checkout, not installed
+# Streamlit puts this script's folder first on sys.path: its modules (``state``, ``tables``,
+# ``filters`` …) would shadow any module of those names, and they are ``kifudb.dashboard.*``
+_HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path[:] = [entry for entry in sys.path
+               if not entry or os.path.realpath(entry) != _HERE]
 
 import streamlit as st  # noqa: E402
 
-from dashboard import board, display, nav, state, style  # noqa: E402
+from kifudb.dashboard import board, display, nav, state, style  # noqa: E402
 
 st.set_page_config(page_title="kifudb", page_icon="☗", layout="wide",
                    initial_sidebar_state="expanded")

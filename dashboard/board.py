@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analytics import game_record
-from core.move import Move
-from core.pieces import BLACK
-from core.position import Position
-from core.svg import board_svg
-from dashboard.display import message, plain, side_name
-from dashboard.state import stored
+from kifudb.analytics import game_record
+from kifudb.core.move import Move
+from kifudb.core.pieces import BLACK
+from kifudb.core.position import Position
+from kifudb.core.svg import board_svg
+from kifudb.dashboard.display import message, plain, side_name
+from kifudb.dashboard.state import stored
 
 #: ``analytics.game_record.game_position`` on the dashboard's store, cached.
 game_position = stored(game_record.game_position)

@@ -14,8 +14,8 @@ import altair as alt
 import polars as pl
 import streamlit as st
 
-from analytics.results import Results
-from dashboard.display import BLACK_COLOUR, DRAW_COLOUR, OTHER_COLOUR
+from kifudb.analytics.results import Results
+from kifudb.dashboard.display import BLACK_COLOUR, DRAW_COLOUR, OTHER_COLOUR
 
 #: 後手's colour in charts: a little darker than the result bar's, to show on white.
 WHITE_CHART = "#d2b48c"

@@ -23,12 +23,12 @@ import base64
 import re
 from html import escape
 
-from analytics import stats
-from core.handicap import EVEN, canonical_name, handicap_name
-from core.move import Move
-from core.notation import ki2_move
-from core.pieces import COLOUR_NAMES, SIDE_KANJI, SIDE_MARKS
-from core.position import Position
+from kifudb.analytics import stats
+from kifudb.core.handicap import EVEN, canonical_name, handicap_name
+from kifudb.core.move import Move
+from kifudb.core.notation import ki2_move
+from kifudb.core.pieces import COLOUR_NAMES, SIDE_KANJI, SIDE_MARKS
+from kifudb.core.position import Position
 
 #: Colours of the result bar and the charts: 先手 (Black) dark, draws grey, 後手 (White) light;
 #: games without a result pale blue (hatched in the bar), never a shade of the draws' grey.

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analytics import export
-from analytics.filters import GameFilter
-from core.writers import EXTENSIONS, MEDIA_TYPES, MULTI_GAME
-from dashboard.state import store_root
+from kifudb.analytics import export
+from kifudb.analytics.filters import GameFilter
+from kifudb.core.writers import EXTENSIONS, MEDIA_TYPES, MULTI_GAME
+from kifudb.dashboard.state import store_root
 
 #: The choices of format, as the selector shows them.
 CHOICES = {"kif": "KIF (ZIP)", "ki2": "KI2 (ZIP)", "jkf": "JKF (ZIP)", "csa": "CSA (one file)",

@@ -16,8 +16,8 @@ from __future__ import annotations
 import altair as alt
 import streamlit as st
 
-from analytics.game_record import score_text
-from dashboard.display import BLACK_COLOUR
+from kifudb.analytics.game_record import score_text
+from kifudb.dashboard.display import BLACK_COLOUR
 
 #: the graph's range: scores beyond it (and mates) are drawn at it
 CLIP = 3000

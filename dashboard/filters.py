@@ -13,9 +13,9 @@ import datetime
 
 import streamlit as st
 
-from analytics.filters import GameFilter
-from core.handicap import HANDICAPS
-from dashboard.display import plain
+from kifudb.analytics.filters import GameFilter
+from kifudb.core.handicap import HANDICAPS
+from kifudb.dashboard.display import plain
 
 _EARLIEST, _LATEST = datetime.date(1600, 1, 1), datetime.date(2100, 12, 31)
 _ANY = "any"

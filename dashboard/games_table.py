@@ -7,9 +7,9 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import nav
-from dashboard.display import is_handicap, result_text
-from dashboard.tables import CLICK, picked
+from kifudb.dashboard import nav
+from kifudb.dashboard.display import is_handicap, result_text
+from kifudb.dashboard.tables import CLICK, picked
 
 #: Column widths (pixels) that fit the table beside a board at 1400 px, and under it at 820 px
 #: (the search's seven columns in 566 px); the event takes the rest (and is cut short when

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from core.handicap import EVEN, HANDICAPS
+from kifudb.core.handicap import EVEN, HANDICAPS
 
 
 class PageInfo(NamedTuple):

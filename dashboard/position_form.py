@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from analytics.position_input import (position_from_diagram, position_from_moves,
+from kifudb.analytics.position_input import (position_from_diagram, position_from_moves,
                                       position_from_sfen)
-from core.handicap import EVEN, HANDICAPS
-from core.move import Move
-from core.notation import ki2_move
-from core.notation.usi import parse_position_line
-from core.position import Position
-from dashboard.board import game_position
-from dashboard.nav import set_url
-from dashboard.display import message, shortened
+from kifudb.core.handicap import EVEN, HANDICAPS
+from kifudb.core.move import Move
+from kifudb.core.notation import ki2_move
+from kifudb.core.notation.usi import parse_position_line
+from kifudb.core.position import Position
+from kifudb.dashboard.board import game_position
+from kifudb.dashboard.nav import set_url
+from kifudb.dashboard.display import message, shortened
 
 #: The largest game id and ply a URL may ask for (JavaScript's whole numbers, and 32-bit plies).
 MAX_GAME, MAX_PLY = 2 ** 53 - 1, 2 ** 31 - 1

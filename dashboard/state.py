@@ -16,9 +16,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from store import DEFAULT_STORE
-from store.diagnose import LIBRARIES, causes, diagnose, first_damage
-from store.folder import Store, StoreError
+from kifudb.store import DEFAULT_STORE
+from kifudb.store.diagnose import LIBRARIES, causes, diagnose, first_damage
+from kifudb.store.folder import Store, StoreError
 
 #: Answers kept per function and stamp (a page asks a few dozen questions at most).
 _ENTRIES = 512
@@ -64,7 +64,7 @@ def require_store() -> Store:
 def show_problem(problem: str) -> None:
     """A store's problem on the page, as text (it may quote paths and the store's errors),
     with the command that checks and repairs a damaged store."""
-    from dashboard.display import plain
+    from kifudb.dashboard.display import plain
 
     st.error(plain(problem), icon=":material/block:")
     if problem.startswith("store damaged"):

@@ -10,4 +10,4 @@ file behind one safety net — with the castles and openings of ``labels`` — a
 on as a ``StoredGame``. Nothing here knows Arrow, DuckDB or the store.
 """
 
-import core  # noqa: F401 first: ``core._native`` picks the compiled build or the source (ours too)
+import kifudb.core  # noqa: F401 first: ``core._native`` picks the compiled build or the source (ours too)

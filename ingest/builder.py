@@ -72,10 +72,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Optional, Union
 
-from core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
-from core.pieces import BLACK, SIDES_NAMED, WHITE
-from core.position import STARTING_SFEN, Position, SfenError
-from ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING,
+from kifudb.core.handicap import EVEN, canonical_name, handicap_name, handicap_sfen
+from kifudb.core.pieces import BLACK, SIDES_NAMED, WHITE
+from kifudb.core.position import STARTING_SFEN, Position, SfenError
+from kifudb.ingest.record import (DeclaredEnding, GameRecord, MoveRecord, Variation, ERROR, WARNING,
                            INFO)
 
 __all__ = ["RecordBuilder", "Dialect", "Line", "quote", "OTHER"]

@@ -62,15 +62,15 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Optional
 
-from core.pieces import (BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPES, UNPROMOTED,
+from kifudb.core.pieces import (BLACK, WHITE, CSA_CODES, CSA_TYPES, FULL_SET, HAND_TYPES, UNPROMOTED,
                          piece, piece_colour, piece_type, square)
-from core.position import sfen_of, STARTING_SFEN, Position
-from core.notation._common import bounded_store
-from core.kifu import ENDING_WORDS
-from core.numbers import ascii_digits
-from ingest.builder import Dialect, RecordBuilder
-from ingest.record import GameRecord, ERROR, WARNING, read_safely
-from ingest.csa1 import read_csa1, looks_like_csa1
+from kifudb.core.position import sfen_of, STARTING_SFEN, Position
+from kifudb.core.notation._common import bounded_store
+from kifudb.core.kifu import ENDING_WORDS
+from kifudb.core.numbers import ascii_digits
+from kifudb.ingest.builder import Dialect, RecordBuilder
+from kifudb.ingest.record import GameRecord, ERROR, WARNING, read_safely
+from kifudb.ingest.csa1 import read_csa1, looks_like_csa1
 
 __all__ = ["read_csa", "looks_like_csa", "read_csa1", "looks_like_csa1", "ENDINGS"]
 

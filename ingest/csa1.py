@@ -21,10 +21,10 @@ writes a file name there), ``black``, ``white``, ``result``, ``plies``, ``event`
 
 from __future__ import annotations
 
-from core.pieces import CSA_TYPES
-from core.numbers import ascii_digits
-from ingest.builder import Dialect, RecordBuilder
-from ingest.record import GameRecord, ERROR, WARNING, read_safely
+from kifudb.core.pieces import CSA_TYPES
+from kifudb.core.numbers import ascii_digits
+from kifudb.ingest.builder import Dialect, RecordBuilder
+from kifudb.ingest.record import GameRecord, ERROR, WARNING, read_safely
 
 __all__ = ["read_csa1", "looks_like_csa1"]
 

@@ -28,7 +28,7 @@ import codecs
 import re
 from dataclasses import dataclass, field
 
-from ingest.record import Finding, WARNING, ERROR
+from kifudb.ingest.record import Finding, WARNING, ERROR
 
 _DECLARED = re.compile(rb"encoding\s*=\s*([A-Za-z0-9_\-]+)", re.IGNORECASE)
 _CODECS = {

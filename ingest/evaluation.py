@@ -51,8 +51,8 @@ Evaluations are read for the store only (``ingest.pipeline``'s ``lines=True``), 
 record is read to be validated: an engine log's PV on every move holds thirty times the game's
 own moves, and ``kifudb validate`` needs none of it.
 
-    >>> from core.position import Position
-    >>> from core.move import Move
+    >>> from kifudb.core.position import Position
+    >>> from kifudb.core.move import Move
     >>> found = settle(read_evaluation(["** 113 -3334FU +2625FU"]), 0)
     >>> found.score, found.score_black, found.dialect, found.pv
     (113, 113, 'shogi-server', None)
@@ -72,11 +72,11 @@ import re
 from dataclasses import dataclass, asdict
 from typing import Optional
 
-from core.move import Move
-from core.notation.csa import parse_csa_move
-from core.position import Position
-from core.notation.ki2 import parse_ki2_move
-from core.notation.kif import parse_kif_move
+from kifudb.core.move import Move
+from kifudb.core.notation.csa import parse_csa_move
+from kifudb.core.position import Position
+from kifudb.core.notation.ki2 import parse_ki2_move
+from kifudb.core.notation.kif import parse_kif_move
 
 __all__ = ["Evaluation", "read_evaluation", "settle", "usi_pv", "main_line", "replay_pvs",
            "engines", "ratings", "MATE", "VIEWS", "could_evaluate"]
@@ -468,7 +468,7 @@ def main_line(moves: list, start_sfen: str) -> dict:
     ``score_black`` settled; their PVs stay as written until ``replay_pvs``. Moves without
     comments cost nothing but the test.
 
-    >>> from ingest.record import MoveRecord
+    >>> from kifudb.ingest.record import MoveRecord
     >>> moves = [MoveRecord("7g7f"), MoveRecord("3c3d", comments=["** -40 2g2f 8c8d"])]
     >>> start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
     >>> found = main_line(moves, start)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.findings import INFO, WARNING, Finding
+from kifudb.core.findings import INFO, WARNING, Finding
 
 #: At most this many findings of one code and message on one line of a record are kept ...
 PER_LINE = 1

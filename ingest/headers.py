@@ -20,10 +20,10 @@ import datetime
 import re
 from typing import Final, Optional
 
-from core.handicap import canonical_name, handicap_name, EVEN
-from core.pieces import FILE_DIGITS_FULL
-from ingest.builder import quote
-from ingest.record import WARNING, Finding
+from kifudb.core.handicap import canonical_name, handicap_name, EVEN
+from kifudb.core.pieces import FILE_DIGITS_FULL
+from kifudb.ingest.builder import quote
+from kifudb.ingest.record import WARNING, Finding
 
 _FULL_WIDTH = str.maketrans(FILE_DIGITS_FULL + "／：", "0123456789/:")
 _DATE = re.compile(r"(\d{4})\s*[/\-年.]\s*(\d{1,2})\s*[/\-月.]\s*(\d{1,2})")

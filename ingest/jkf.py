@@ -47,13 +47,13 @@ import math
 import re
 from typing import Optional
 
-from core.handicap import canonical_name
-from core.kifu import ENDING_WORDS
-from core.numbers import MAX_DIGITS
-from core.pieces import CSA_TYPES, HAND_TYPES, piece, square
-from core.position import sfen_of
-from ingest.builder import Dialect, RecordBuilder
-from ingest.record import GameRecord, ERROR, WARNING
+from kifudb.core.handicap import canonical_name
+from kifudb.core.kifu import ENDING_WORDS
+from kifudb.core.numbers import MAX_DIGITS
+from kifudb.core.pieces import CSA_TYPES, HAND_TYPES, piece, square
+from kifudb.core.position import sfen_of
+from kifudb.ingest.builder import Dialect, RecordBuilder
+from kifudb.ingest.record import GameRecord, ERROR, WARNING
 
 #: The ``special`` words JKF defines (CSA's ``%`` codes and a few more).
 SPECIALS = ENDING_WORDS["jkf"]

@@ -33,8 +33,8 @@ The ending's ``mover`` is the side to move after the last move (here White, ä¸Šæ
 
 from __future__ import annotations
 
-from ingest.kif import read_lines, sniff
-from ingest.record import read_safely
+from kifudb.ingest.kif import read_lines, sniff
+from kifudb.ingest.record import read_safely
 
 __all__ = ["read_ki2", "looks_like_ki2"]
 

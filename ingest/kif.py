@@ -95,12 +95,12 @@ import re
 from sys import intern
 from typing import Final, Optional, Tuple, Union
 
-from core.kifu import ENDING_WORDS
-from core.numbers import MAX_DIGITS, ascii_digits
-from core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI, SIDES_NAMED
-from core.notation.bod import TURN_LINES, BoardDiagram, is_bod_line
-from ingest.builder import Dialect, Line, RecordBuilder
-from ingest.record import GameRecord, WARNING, INFO, read_safely
+from kifudb.core.kifu import ENDING_WORDS
+from kifudb.core.numbers import MAX_DIGITS, ascii_digits
+from kifudb.core.pieces import BLACK, WHITE, FILE_DIGITS_FULL, RANK_KANJI, SIDES_NAMED
+from kifudb.core.notation.bod import TURN_LINES, BoardDiagram, is_bod_line
+from kifudb.ingest.builder import Dialect, Line, RecordBuilder
+from kifudb.ingest.record import GameRecord, WARNING, INFO, read_safely
 
 __all__ = ["read_kif", "looks_like_kif", "TERMINAL_WORDS", "ending_from_summary", "read_lines"]
 

@@ -4,14 +4,14 @@ Every move of a ``Kifu`` is a legal move, so a game whose main line (or, when th
 written, one of its variations) stops at a move that cannot be read or played cannot be written:
 ``kifu_of`` raises ``UnwritableGame`` saying which move and why, and the other games go on::
 
-    >>> from ingest.usi_file import read_usi
+    >>> from kifudb.ingest.usi_file import read_usi
     >>> [good, bad] = read_usi("startpos moves 7g7f 3c3d\\nstartpos moves 7g7f 7g7f\\n", "x.usi")
     >>> [m.usi() for m in kifu_of(good).moves]
     ['7g7f', '3c3d']
     >>> kifu_of(bad)
     Traceback (most recent call last):
     ...
-    core.kifu.UnwritableGame: move 2 '7g7f' cannot be played (no_piece: there is no piece on 7g); a record holds legal moves only
+    kifudb.core.kifu.UnwritableGame: move 2 '7g7f' cannot be played (no_piece: there is no piece on 7g); a record holds legal moves only
 
 ``read_kifus(path)`` reads a file and gives each game's ``Kifu`` or the reason it has none.
 """
@@ -21,11 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from core.findings import ERROR
-from core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
-from ingest.read import read_path
-from ingest.record import GameRecord
-from ingest.validate import ValidatedGame, validate_record
+from kifudb.core.findings import ERROR
+from kifudb.core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
+from kifudb.ingest.read import read_path
+from kifudb.ingest.record import GameRecord
+from kifudb.ingest.validate import ValidatedGame, validate_record
 
 __all__ = ["kifu_of", "read_kifus", "UnwritableGame", "FileKifus", "GameKifu"]
 

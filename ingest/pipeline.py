@@ -26,14 +26,14 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from core.findings import ERROR, Finding
-from core.move import Move, move_code
-from core.outcome import Reason, Winner
-from ingest import evaluation
-from ingest.read import FileRead, decoded, load, parse, worker_context
-from ingest.record import GameRecord
-from ingest.validate import ValidatedGame, fingerprint, validate_record
-from labels.classify import GameLabels, classify_game
+from kifudb.core.findings import ERROR, Finding
+from kifudb.core.move import Move, move_code
+from kifudb.core.outcome import Reason, Winner
+from kifudb.ingest import evaluation
+from kifudb.ingest.read import FileRead, decoded, load, parse, worker_context
+from kifudb.ingest.record import GameRecord
+from kifudb.ingest.validate import ValidatedGame, fingerprint, validate_record
+from kifudb.labels.classify import GameLabels, classify_game
 
 #: one row of ``StoredGame.move_rows``: a move as written, on its line, with its replayed USI
 #: ``(line, parent, ply, usi or None, text, seconds, comment)`` — line 0 is the main line,

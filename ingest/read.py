@@ -20,9 +20,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from ingest.decode import decode
-from ingest.record import ERROR, Finding
-from ingest.sniff import EXTENSIONS, sniff
+from kifudb.ingest.decode import decode
+from kifudb.ingest.record import ERROR, Finding
+from kifudb.ingest.sniff import EXTENSIONS, sniff
 
 #: Files larger than this are refused (a record is kilobytes; a multi-game CSA file a few MB).
 MAX_BYTES = 64 * 1024 * 1024
@@ -53,21 +53,21 @@ _READERS: dict = {}
 
 def _import_reader(fmt: str):
     if fmt in ("kif", "kifu"):
-        from ingest.kif import read_kif
+        from kifudb.ingest.kif import read_kif
         return lambda text, path, enc: read_kif(text, path, enc, format=fmt)
     if fmt == "ki2":
-        from ingest.ki2 import read_ki2
+        from kifudb.ingest.ki2 import read_ki2
         return lambda text, path, enc: read_ki2(text, path, enc)
     if fmt == "csa":
-        from ingest.csa import read_csa
+        from kifudb.ingest.csa import read_csa
         return read_csa
     if fmt == "csa1":
-        from ingest.csa import read_csa1
+        from kifudb.ingest.csa import read_csa1
         return read_csa1
     if fmt == "jkf":
-        from ingest.jkf import read_jkf
+        from kifudb.ingest.jkf import read_jkf
         return read_jkf
-    from ingest.usi_file import read_usi
+    from kifudb.ingest.usi_file import read_usi
     return read_usi
 
 
@@ -145,8 +145,8 @@ def worker_context():
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
     # the server imports the readers once; every worker forks from it with them loaded
-    context.set_forkserver_preload(["ingest.pipeline", "ingest.kif", "ingest.ki2", "ingest.csa",
-                                    "ingest.jkf", "ingest.usi_file"])
+    context.set_forkserver_preload(["kifudb.ingest.pipeline", "kifudb.ingest.kif", "kifudb.ingest.ki2", "kifudb.ingest.csa",
+                                    "kifudb.ingest.jkf", "kifudb.ingest.usi_file"])
     return context
 
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Optional, Union
 
-from core.position import STARTING_SFEN
+from kifudb.core.position import STARTING_SFEN
 
-from core.findings import ERROR, WARNING, INFO, Finding  # noqa: F401 (the readers' vocabulary)
-from ingest.findings import PER_GAME, PER_LINE, Findings  # noqa: F401 (the readers' too)
+from kifudb.core.findings import ERROR, WARNING, INFO, Finding  # noqa: F401 (the readers' vocabulary)
+from kifudb.ingest.findings import PER_GAME, PER_LINE, Findings  # noqa: F401 (the readers' too)
 
 #: the comments of a move that has none (shared: never appended to)
 NO_COMMENTS: Final[tuple] = ()

@@ -20,11 +20,11 @@ from __future__ import annotations
 import enum
 from typing import Union
 
-from core.impasse import declaration
-from core.outcome import Reason, Winner
-from core.pieces import SIDES_NAMED
-from core.tables import LINE
-from ingest.record import ERROR, WARNING, INFO, Finding
+from kifudb.core.impasse import declaration
+from kifudb.core.outcome import Reason, Winner
+from kifudb.core.pieces import SIDES_NAMED
+from kifudb.core.tables import LINE
+from kifudb.ingest.record import ERROR, WARNING, INFO, Finding
 
 
 class Mover(enum.StrEnum):

@@ -34,11 +34,11 @@ _TESTS: list = []  # the readers' looks_like_* functions, imported at the first 
 
 def _tests() -> list:
     if not _TESTS:
-        from ingest.csa import looks_like_csa, looks_like_csa1
-        from ingest.jkf import looks_like_jkf
-        from ingest.ki2 import looks_like_ki2
-        from ingest.kif import looks_like_kif
-        from ingest.usi_file import looks_like_usi
+        from kifudb.ingest.csa import looks_like_csa, looks_like_csa1
+        from kifudb.ingest.jkf import looks_like_jkf
+        from kifudb.ingest.ki2 import looks_like_ki2
+        from kifudb.ingest.kif import looks_like_kif
+        from kifudb.ingest.usi_file import looks_like_usi
         _TESTS[:] = (looks_like_csa, looks_like_csa1, looks_like_jkf, looks_like_ki2,
                      looks_like_kif, looks_like_usi)
     return _TESTS

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from sys import intern
 from typing import Iterator, Optional, TextIO
 
-from core.kifu import ENDING_WORDS
-from core.notation.usi import parse_position_line
-from core.position import SfenError
+from kifudb.core.kifu import ENDING_WORDS
+from kifudb.core.notation.usi import parse_position_line
+from kifudb.core.position import SfenError
 
 
 @dataclass
@@ -120,7 +120,7 @@ A bare SFEN (no ``sfen`` word) is a game too, of no moves when it has none::
     ...  for r in read_usi("hello\\nstartpos moves 7g7f\\nworld\\nstartpos\\n")]
     [(0, 2, [('unparsable_line', 1), ('unparsable_line', 3)]), (1, 4, [])]
     """
-    from ingest.record import read_safely
+    from kifudb.ingest.record import read_safely
 
     return read_safely(lambda clean: _read(clean, source, encoding), text, source, encoding,
                        "usi", "USI")
@@ -135,8 +135,8 @@ TERMINAL_WORDS = frozenset(ENDING_WORDS["usi"])
 
 
 def _read(text: str, source: str, encoding: str) -> list:
-    from ingest.builder import Dialect, RecordBuilder
-    from ingest.record import ERROR, WARNING, GameRecord
+    from kifudb.ingest.builder import Dialect, RecordBuilder
+    from kifudb.ingest.record import ERROR, WARNING, GameRecord
 
     dialect = Dialect("usi", TERMINAL_WORDS, "the terminal words of USI game lines")
     records: list = []

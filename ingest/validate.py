@@ -6,7 +6,7 @@ reported as not replayed); variations are replayed from their branch point the s
 result carries the keys (and on request the SFENs) of the main line, the normalized result, and a
 fingerprint that is the same whatever format the game was read from::
 
-    >>> from ingest.record import GameRecord, MoveRecord
+    >>> from kifudb.ingest.record import GameRecord, MoveRecord
     >>> record = GameRecord("demo.usi", 0, "usi", "utf-8")
     >>> record.moves = [MoveRecord(t, line=1) for t in "7g7f 3c3d 7f7e 3d3e 7e7d 3e3f 7d7c+ 3f3g+ P*2e 2b3c".split()]
     >>> game = validate_record(record)
@@ -25,18 +25,18 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Optional, Union
 
-from core.game import Game
-from core.move import Move
-from core.notation.csa import parse_csa_move
-from core.notation.jkf import parse_jkf_move
-from core.notation.ki2 import parse_ki2_move
-from core.notation.kif import parse_kif_move
-from core.notation.written import written_destination
-from core.position import Position, SfenError
-from ingest.builder import quote
-from ingest.headers import game_handicap, header_findings, normalize_headers
-from ingest.record import ERROR, WARNING, INFO, Finding, Findings, GameRecord, MoveRecord
-from ingest.result import settle
+from kifudb.core.game import Game
+from kifudb.core.move import Move
+from kifudb.core.notation.csa import parse_csa_move
+from kifudb.core.notation.jkf import parse_jkf_move
+from kifudb.core.notation.ki2 import parse_ki2_move
+from kifudb.core.notation.kif import parse_kif_move
+from kifudb.core.notation.written import written_destination
+from kifudb.core.position import Position, SfenError
+from kifudb.ingest.builder import quote
+from kifudb.ingest.headers import game_handicap, header_findings, normalize_headers
+from kifudb.ingest.record import ERROR, WARNING, INFO, Finding, Findings, GameRecord, MoveRecord
+from kifudb.ingest.result import settle
 
 
 def _read_usi(position: Position, text: str) -> Move:

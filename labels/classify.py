@@ -32,11 +32,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, NamedTuple, Optional
 
-from core.handicap import EVEN, handicap_name
-from core.move import Move
-from core.pieces import (BLACK, WHITE, BISHOP, ROOK, PROMOTE, HAND_TYPES, KANJI_TYPES, UNPROMOTED,
+from kifudb.core.handicap import EVEN, handicap_name
+from kifudb.core.move import Move
+from kifudb.core.pieces import (BLACK, WHITE, BISHOP, ROOK, PROMOTE, HAND_TYPES, KANJI_TYPES, UNPROMOTED,
                          unpromoted)
-from core.position import Position
+from kifudb.core.position import Position
 
 LABELS_PATH = Path(__file__).with_name("labels.toml")
 KINDS = ("castle", "opening")

@@ -15,6 +15,20 @@ knows Arrow, Parquet, DuckDB and SQL.
 and pyarrow (``kifudb validate`` never needs them).
 """
 
+import os
 from pathlib import Path
 
-DEFAULT_STORE = Path(__file__).resolve().parent.parent / "data" / "store"
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+def _default_store() -> Path:
+    """``data/store`` of the repository in a checkout (an editable install); installed from a
+    wheel, ``$XDG_DATA_HOME/kifudb/store`` (``~/.local/share/kifudb/store``)."""
+    if (_CHECKOUT / "pyproject.toml").is_file() and (_CHECKOUT / "data").is_dir():
+        return _CHECKOUT / "data" / "store"
+    data_home = os.environ.get("XDG_DATA_HOME") or os.path.join("~", ".local", "share")
+    return Path(data_home).expanduser() / "kifudb" / "store"
+
+
+#: Where a store is when ``--store`` is not given.
+DEFAULT_STORE = _default_store()

@@ -3,7 +3,7 @@ turned into the Arrow tables of ``store.schema`` for ``Store.commit``.
 
 This is the one place where a game read by ``ingest`` becomes rows of the store's tables::
 
-    >>> from ingest.pipeline import read_file
+    >>> from kifudb.ingest.pipeline import read_file
     >>> batch = Batch(1)
     >>> game = read_file("data/samples/games.usi", labels=True, lines=True).games[0]
     >>> batch.add_game(7, game)
@@ -25,8 +25,8 @@ from typing import Optional
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ingest.pipeline import StoredGame
-from store.schema import EVALUATION, TABLES
+from kifudb.ingest.pipeline import StoredGame
+from kifudb.store.schema import EVALUATION, TABLES
 
 
 _END = 0xFFFF  # the next move of a game's last position: none (stored as null)

@@ -11,7 +11,7 @@ folders the manifest does not name. ``repair_store`` (under the writer's lock) t
   survive elsewhere), and reads again those still on disk.
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> report = check_store(folder)
@@ -31,10 +31,10 @@ from typing import Optional
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from store import partitions
-from store.folder import MARK, Store
-from store.manifest import BATCH_NAME, StoreError, new_manifest
-from store.schema import ADDED, TABLES
+from kifudb.store import partitions
+from kifudb.store.folder import MARK, Store
+from kifudb.store.manifest import BATCH_NAME, StoreError, new_manifest
+from kifudb.store.schema import ADDED, TABLES
 
 #: the label version of a rebuilt manifest: not the definitions' version, so that the store
 #: says its labels are stale
@@ -203,7 +203,7 @@ def repair_store(store, reread: bool = True) -> CheckReport:
             report.dropped.append(name)
         store._write_manifest({**manifest, "batches": survivors})
         if lost_paths:  # their surviving rows no longer count; they are read afresh
-            from store.batch import Batch
+            from kifudb.store.batch import Batch
 
             batch = Batch(store.next_batch())
             for path in sorted(lost_paths):
@@ -212,7 +212,7 @@ def repair_store(store, reread: bool = True) -> CheckReport:
     present = sorted(p for p in lost_paths if os.path.isfile(p))
     report.missing_sources = sorted(lost_paths - set(present))
     if reread and present:
-        from store.writer import ingest_paths
+        from kifudb.store.writer import ingest_paths
 
         ingest_paths(present, store)
         report.reread = present

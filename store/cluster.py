@@ -38,7 +38,7 @@ said before anything is written::
     >>> connect("scheduler.example:8786")
     Traceback (most recent call last):
     ...
-    store.cluster.ClusterError: --cluster scheduler.example:8786: give tcp://HOST:PORT (a running dask scheduler), its scheduler file (.json) or local:N
+    kifudb.store.cluster.ClusterError: --cluster scheduler.example:8786: give tcp://HOST:PORT (a running dask scheduler), its scheduler file (.json) or local:N
 """
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ingest.pipeline import read_file
-from ingest.read import record_files
-from store.batch import Batch
-from store.folder import Store, write_positions, write_table
-from store.manifest import StoreError
-from store.schema import TABLES
-from store.tiers import BASE
-from store.writer import IngestReport, file_digest, ingest_state, source_facts
+from kifudb.ingest.pipeline import read_file
+from kifudb.ingest.read import record_files
+from kifudb.store.batch import Batch
+from kifudb.store.folder import Store, write_positions, write_table
+from kifudb.store.manifest import StoreError
+from kifudb.store.schema import TABLES
+from kifudb.store.tiers import BASE
+from kifudb.store.writer import IngestReport, file_digest, ingest_state, source_facts
 
 #: the tables a piece holds (``files`` and ``retired`` are the client's: it knows the final ids)
 PIECE_TABLES = ("games", "sources", "moves", "positions", "findings", "labels")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional
 
-from store.manifest import StoreError
+from kifudb.store.manifest import StoreError
 
 #: the libraries whose errors may come from the store's files
 LIBRARIES = ("duckdb", "_duckdb", "duckdb_engine", "sqlalchemy", "pyarrow")
@@ -35,7 +35,7 @@ def causes(error: BaseException) -> list:
 def first_damage(root) -> Optional[str]:
     """The first damaged file of the store at ``root`` (``store.check.check_store`` reads every
     file whole), as a message; None if the store is sound."""
-    from store.check import check_store
+    from kifudb.store.check import check_store
 
     report = check_store(root)
     if report.manifest_problem is not None and (Path(root) / "manifest.json").exists():
@@ -54,7 +54,7 @@ def diagnose(error: BaseException, root, check: Optional[bool] = None,
     """The message for ``error`` raised reading the store at ``root`` (None: the store its
     message names), or None if it is not the store's. ``check``: look at the store's files when the error names none (None: when it
     came from a store library); ``checker(root)`` does the looking (the dashboard caches it)."""
-    from store.folder import damage_message
+    from kifudb.store.folder import damage_message
 
     chain = causes(error)
     root = Path(root).resolve() if root is not None else None

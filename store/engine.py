@@ -29,10 +29,10 @@ from duckdb_engine import ConnectionWrapper
 from duckdb_engine.datatypes import UBigInteger
 from sqlalchemy.pool import QueuePool
 
-from store import partitions
-from store.folder import Store, sql_string
-from store.player_names import add_player_names
-from store.schema import TABLES
+from kifudb.store import partitions
+from kifudb.store.folder import Store, sql_string
+from kifudb.store.player_names import add_player_names
+from kifudb.store.schema import TABLES
 
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
            "game_summary", "label_summary", "hits", "engine", "fetch", "as_store"]

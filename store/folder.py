@@ -52,13 +52,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from store import DEFAULT_STORE
-from store.manifest import (BATCH_NAME, FORMAT, StoreDamaged, StoreError, check_manifest,
+from kifudb.store import DEFAULT_STORE
+from kifudb.store.manifest import (BATCH_NAME, FORMAT, StoreDamaged, StoreError, check_manifest,
                             new_manifest)
-from store import partitions
-from store.partitions import PARTITION_ROWS
-from store.schema import ADDED, TABLES
-from store.tiers import BASE, merges
+from kifudb.store import partitions
+from kifudb.store.partitions import PARTITION_ROWS
+from kifudb.store.schema import ADDED, TABLES
+from kifudb.store.tiers import BASE, merges
 
 __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", "write_table",
            "damage_message"]
@@ -333,7 +333,7 @@ class Store:
 
     def batch(self, manifest=None):
         """A new, empty ``store.batch.Batch`` numbered as the next commit will be."""
-        from store.batch import Batch  # loads the readers: only writers need it
+        from kifudb.store.batch import Batch  # loads the readers: only writers need it
 
         return Batch(self.next_batch(manifest))
 

@@ -7,7 +7,7 @@ every read, so that a damaged or foreign manifest gives a clear message instead 
     >>> check_manifest({"format": 5, "next_game": "1", "batches": []}, "m.json")
     Traceback (most recent call last):
     ...
-    store.manifest.StoreDamaged: store damaged: m.json: "next_game" must be a whole number of at least 1, not '1'; `kifudb check --repair` rebuilds it from the batches on disk
+    kifudb.store.manifest.StoreDamaged: store damaged: m.json: "next_game" must be a whole number of at least 1, not '1'; `kifudb check --repair` rebuilds it from the batches on disk
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from labels.players import canonical, depends_on_date
+from kifudb.labels.players import canonical, depends_on_date
 
 __all__ = ["add_player_names", "PLAYER_NAMES"]
 

@@ -8,7 +8,7 @@ one batch holding only labels; from that batch on, earlier labels no longer coun
 like any commit: interrupted, the store keeps its old labels::
 
     >>> import tempfile
-    >>> from store.writer import ingest_paths
+    >>> from kifudb.store.writer import ingest_paths
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> report = relabel(folder)
@@ -22,9 +22,9 @@ from typing import NamedTuple
 
 import pyarrow as pa
 
-from labels.classify import classify_game, definitions_version
-from store.schema import LABELS
-from store.folder import Store
+from kifudb.labels.classify import classify_game, definitions_version
+from kifudb.store.schema import LABELS
+from kifudb.store.folder import Store
 
 __all__ = ["relabel", "RelabelReport"]
 

@@ -41,7 +41,7 @@ Plies, line numbers and move counts are 32-bit: wide enough for any record a rea
 The move code (``core.move.move_code``) packs a move in 14 bits: a board move is
 ``from * 81 + to`` (+ 6561 when it promotes), a drop is ``13122 + (type - 1) * 81 + to``::
 
-    >>> from core import Move
+    >>> from kifudb.core import Move
     >>> move_code(Move.from_usi("7g7f")), move_code(Move.from_usi("P*5e"))
     (4919, 13162)
     >>> code_usi(4919), code_usi(13162)
@@ -52,8 +52,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from core.move import code_move, code_usi, move_code  # noqa: F401 (the store's move code)
-from ingest.evaluation import MATE  # noqa: F401 (a mate's score_black)
+from kifudb.core.move import code_move, code_usi, move_code  # noqa: F401 (the store's move code)
+from kifudb.ingest.evaluation import MATE  # noqa: F401 (a mate's score_black)
 
 #: the evaluation of a move (``ingest.evaluation``): null where its comments hold none
 EVALUATION = [

@@ -57,9 +57,9 @@ from typing import NamedTuple, Optional
 
 import duckdb
 
-from store.engine import LOCK, Handle, as_store, remember
-from store.folder import Store, StoreDamaged, damage_message
-from store.schema import TABLES
+from kifudb.store.engine import LOCK, Handle, as_store, remember
+from kifudb.store.folder import Store, StoreDamaged, damage_message
+from kifudb.store.schema import TABLES
 
 __all__ = ["run_sql", "check_sql", "SqlError", "SqlResult", "memory_size", "DEFAULT_TIMEOUT",
            "DEFAULT_MEMORY_LIMIT"]
@@ -248,11 +248,11 @@ def check_sql(text: str) -> str:
     >>> check_sql("DROP VIEW games")
     Traceback (most recent call last):
     ...
-    store.sql.SqlError: DROP statements are not allowed: only a single read-only query is allowed (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE)
+    kifudb.store.sql.SqlError: DROP statements are not allowed: only a single read-only query is allowed (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE)
     >>> check_sql("SELECT current_setting('temp_directory')")
     Traceback (most recent call last):
     ...
-    store.sql.SqlError: current_setting is refused: it shows the database's settings or the machine
+    kifudb.store.sql.SqlError: current_setting is refused: it shows the database's settings or the machine
     """
     if not isinstance(text, str) or not text.strip():
         raise SqlError(f"empty query: {_READ_ONLY}")
@@ -365,7 +365,7 @@ def run_sql(store, text: str, limit: Optional[int] = 1000,
     >>> run_sql(tempfile.mkdtemp(), "SELECT count(*) FROM range(1000000000000)", timeout=0.2)
     Traceback (most recent call last):
     ...
-    store.sql.SqlError: stopped after 0.2 s: the time limit; raise it with --timeout
+    kifudb.store.sql.SqlError: stopped after 0.2 s: the time limit; raise it with --timeout
     """
     query = check_sql(text)
     if limit is not None:

@@ -25,11 +25,11 @@ import stat
 import time
 from dataclasses import dataclass, field
 
-from ingest.pipeline import StoredGame, read_files
-from ingest.read import record_files
-from labels.classify import definitions_version
-from store.folder import Store
-from store.tiers import BASE
+from kifudb.ingest.pipeline import StoredGame, read_files
+from kifudb.ingest.read import record_files
+from kifudb.labels.classify import definitions_version
+from kifudb.store.folder import Store
+from kifudb.store.tiers import BASE
 
 
 @dataclass
@@ -91,7 +91,7 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
     store = store_dir if isinstance(store_dir, Store) else Store(store_dir) \
         if store_dir is not None else Store()
     if cluster is not None:
-        from store.cluster import ingest_on_cluster  # loads Dask: only a cluster ingest needs it
+        from kifudb.store.cluster import ingest_on_cluster  # loads Dask: only a cluster ingest needs it
 
         return ingest_on_cluster(paths, store, cluster, progress, batch_positions)
     report = IngestReport()

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def dashboard_store(tmp_path_factory) -> Path:
     """A store of the real records (``tests/fixtures/records`` and the sample games), for the
     dashboard's tests (read only: build another one to write)."""
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     folder = tmp_path_factory.mktemp("dashboard") / "store"
     report = ingest_paths([str(ROOT / "tests" / "fixtures" / "records"),
@@ -26,8 +26,9 @@ def dashboard_store(tmp_path_factory) -> Path:
 def fixtures_store(tmp_path_factory) -> Path:
     """A store of every record file of ``tests/fixtures`` (read only: build another one to
     write)."""
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     folder = tmp_path_factory.mktemp("fixtures") / "store"
     ingest_paths([str(ROOT / "tests" / "fixtures")], folder)
     return folder
+

@@ -35,8 +35,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from core.move import code_usi
-from ingest.pipeline import read_file
+from kifudb.core.move import code_usi
+from kifudb.ingest.pipeline import read_file
 
 #: the readers, in the order their readings are tried
 READERS = ("cshogi", "python-shogi", "rsshogi")
@@ -348,7 +348,7 @@ def _common(a: list, b: list) -> int:
 def file_agreement(path) -> tuple:
     """``(format, [GameAgreement])`` of every game kifudb reads from the file at ``path``, and
     one ``disagrees`` for each game an independent reader finds beyond kifudb's."""
-    from ingest.read import load
+    from kifudb.ingest.read import load
 
     read, text = load(path)
     if text is None:

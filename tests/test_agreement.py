@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from independent_readers import file_agreement, norm_sfen, possible
-from ingest.read import record_files
+from kifudb.ingest.read import record_files
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FOLDERS = ("records", "six_formats", "dialects", "usi")

@@ -1,4 +1,4 @@
-"""The Python API (``kifudb.open`` → ``kifudb.database.Database``) on a store of the real records
+"""The Python API (``kifudb.open`` → ``kifudb.api.Database``) on a store of the real records
 (``tests/fixtures/records`` and the sample games): its DataFrames hold what ``analytics``
 answers, positions are read in every notation, bad input is refused with a message, and a
 commit made meanwhile is seen."""
@@ -16,12 +16,12 @@ import polars as pl
 import pytest
 
 import kifudb
-from analytics import queries
-from analytics import stats as analytics_stats
-from analytics.filters import FilterError, GameFilter
-from core.position import Position
-from kifudb.database import COLUMNS, Database, Game
-from store.sql import SqlError
+from kifudb.analytics import queries
+from kifudb.analytics import stats as analytics_stats
+from kifudb.analytics.filters import FilterError, GameFilter
+from kifudb.core.position import Position
+from kifudb.api import COLUMNS, Database, Game
+from kifudb.store.sql import SqlError
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"
@@ -46,7 +46,7 @@ def test_open_refuses_a_folder_without_a_store(tmp_path):
 def test_import_kifudb_loads_nothing_heavy():
     """``import kifudb`` (the CLI's package) does not load polars, DuckDB or FastAPI."""
     code = ("import sys, kifudb, kifudb.cli; "
-            "print(sorted(m for m in ('polars', 'duckdb', 'fastapi', 'kifudb.database') "
+            "print(sorted(m for m in ('polars', 'duckdb', 'fastapi', 'kifudb.api') "
             "if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=ROOT, check=True)
@@ -205,7 +205,7 @@ def test_sql_is_the_guarded_door(db):
 
 
 def test_a_commit_made_meanwhile_is_seen(tmp_path):
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     folder = tmp_path / "store"
     ingest_paths([str(RECORDS / "python-shogi")], folder)
@@ -237,8 +237,8 @@ def test_ratings_and_evaluations(db):
 def test_a_game_as_records(db):
     """``Game.record`` is ``core.writers.write`` of ``analytics.export.stored_kifu``; a game
     that stops at an illegal move says why it cannot be written."""
-    from analytics.export import stored_kifu
-    from core.writers import FORMATS, write
+    from kifudb.analytics.export import stored_kifu
+    from kifudb.core.writers import FORMATS, write
 
     number = db.games(limit=1, decided=True)["game"][0]
     game = db.game(number)

@@ -10,11 +10,11 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 from rsshogi.book import YaneuraOuBook
 
-from analytics.book import HEADER, book_entries, write_book
-from analytics.filters import GameFilter
-from analytics.queries import explore
+from kifudb.analytics.book import HEADER, book_entries, write_book
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.queries import explore
 from kifudb.cli import main
-from store.engine import fetch, games
+from kifudb.store.engine import fetch, games
 
 
 @pytest.fixture(scope="module")

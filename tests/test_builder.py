@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from core.handicap import handicap_sfen
-from core.position import STARTING_SFEN
-from ingest.builder import Dialect, RecordBuilder, quote
-from ingest.csa import read_csa
-from ingest.jkf import read_jkf
-from ingest.kif import read_kif
+from kifudb.core.handicap import handicap_sfen
+from kifudb.core.position import STARTING_SFEN
+from kifudb.ingest.builder import Dialect, RecordBuilder, quote
+from kifudb.ingest.csa import read_csa
+from kifudb.ingest.jkf import read_jkf
+from kifudb.ingest.kif import read_kif
 
 PLAIN = Dialect("usi", frozenset({"resign", "abort"}), "the test endings")
 GAME_COMMENTS = Dialect("csa", frozenset({"%TORYO"}), "the test endings",

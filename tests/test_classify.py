@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from labels.classify import (DefinitionError, GameLabels, Reached, SideLabels, _start,
+from kifudb.labels.classify import (DefinitionError, GameLabels, Reached, SideLabels, _start,
                                 _holds, classify_game, definitions, definitions_version,
                                 load_definitions)
-from core.handicap import HANDICAPS
-from core.move import Move
-from core.position import Position
-from kifudb.classify_cli import classify
+from kifudb.core.handicap import HANDICAPS
+from kifudb.core.move import Move
+from kifudb.core.position import Position
+from kifudb.cli.classify import classify
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "classify"
 
@@ -349,8 +349,8 @@ def test_a_game_from_another_set_up_gets_no_labels():
 # ----- real records, checked by hand -------------------------------------------------------------
 
 def record_labels(name, index=0):
-    from ingest.read import read_path
-    from ingest.validate import validate_record
+    from kifudb.ingest.read import read_path
+    from kifudb.ingest.validate import validate_record
     game = validate_record(read_path(FIXTURES / name).records[index])
     return classify_game(game.start_sfen, game.game.moves), game.headers
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from core import Position
+from kifudb.core import Position
 from kifudb.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -98,7 +98,7 @@ def test_progress_bars_count_bytes_and_games(tmp_path):
         assert result.exit_code == 0, result.output
         assert f"{command}:" in result.stderr and "B/s" in result.stderr, result.stderr
         assert "file/s" not in result.stderr
-    from ingest.pipeline import read_files
+    from kifudb.ingest.pipeline import read_files
     import io
     import contextlib
 
@@ -114,7 +114,7 @@ def test_progress_bars_count_bytes_and_games(tmp_path):
 def test_one_big_file_moves_the_bar_game_by_game(monkeypatch):
     """The bar does not sit still while one file of many games is read: each replayed game
     is reported (``on_game``), and ``read_files`` turns the reports into bytes on the bar."""
-    from ingest.pipeline import read_file, read_files
+    from kifudb.ingest.pipeline import read_file, read_files
     import io
     import contextlib
 

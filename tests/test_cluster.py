@@ -17,9 +17,9 @@ import pytest
 from click.testing import CliRunner
 
 from kifudb.cli import main
-from store.folder import Store
-from store.schema import TABLES
-from store.writer import ingest_paths
+from kifudb.store.folder import Store
+from kifudb.store.schema import TABLES
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest.read import read_path
-from ingest.validate import validate_record
+from kifudb.ingest.read import read_path
+from kifudb.ingest.validate import validate_record
 from kifudb.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,7 +92,7 @@ def test_convert_of_nothing_stops_before_writing(tmp_path):
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     folder = tmp_path_factory.mktemp("export") / "store"
     ingest_paths([str(RECORDS)], folder)
@@ -102,7 +102,7 @@ def store(tmp_path_factory) -> Path:
 def stored_fingerprints(store) -> dict:
     import sqlalchemy as sa
 
-    from store.engine import fetch, games
+    from kifudb.store.engine import fetch, games
 
     return {row["game"]: row["fingerprint"]
             for row in fetch(store, sa.select(games.c.game, games.c.fingerprint))}

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from store.check import check_store
-from store.folder import Store, StoreError
-from store.relabel import relabel
-from store.writer import ingest_paths
+from kifudb.store.check import check_store
+from kifudb.store.folder import Store, StoreError
+from kifudb.store.relabel import relabel
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"
@@ -63,7 +63,7 @@ def kill_repeatedly(script: str, store: Store, seed: int, times: int = 6) -> int
 
 COMPACT_LOOP = """
 import sys
-from store.folder import Store
+from kifudb.store.folder import Store
 store = Store(sys.argv[1])
 while True:
     with store.writing():
@@ -72,7 +72,7 @@ while True:
 
 MERGE_LOOP = """
 import sys
-from store.folder import Store
+from kifudb.store.folder import Store
 store = Store(sys.argv[1])
 while True:
     with store.writing():
@@ -82,7 +82,7 @@ while True:
 
 RELABEL_LOOP = """
 import sys
-from store.relabel import relabel
+from kifudb.store.relabel import relabel
 while True:
     relabel(sys.argv[1])
 """

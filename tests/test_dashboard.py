@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analytics.position_input import position_from_moves
-from core.move import code_usi
-from store.folder import Store
-from core.move import Move
-from core.notation import ki2_move
-from core.position import Position
-from core.notation.bod import bod_text
+from kifudb.analytics.position_input import position_from_moves
+from kifudb.core.move import code_usi
+from kifudb.store.folder import Store
+from kifudb.core.move import Move
+from kifudb.core.notation import ki2_move
+from kifudb.core.position import Position
+from kifudb.core.notation.bod import bod_text
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 START = Position()
@@ -655,7 +655,7 @@ def test_players_summary_and_head_to_head(db):
     h2h = next(d.value for d in at.dataframe if d.key and d.key.startswith("h2h-"))
     assert len(h2h) == between
     everyone = next(d.value for d in at.dataframe if d.key == "players-table")
-    from labels.players import canonical  # one row per player, by canonical name
+    from kifudb.labels.players import canonical  # one row per player, by canonical name
     assert len(everyone) == len({canonical(p, date).name for p, date in db.execute(
         "SELECT black, date FROM games UNION SELECT white, date FROM games").fetchall()
         if p is not None})

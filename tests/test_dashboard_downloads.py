@@ -13,12 +13,12 @@ import pytest
 import sqlalchemy as sa
 from streamlit.testing.v1 import AppTest
 
-from analytics.export import record_text
-from core.notation.bod import bod_text
-from core.position import Position
-from ingest.read import read_bytes
-from ingest.validate import validate_record
-from store.engine import fetch, games
+from kifudb.analytics.export import record_text
+from kifudb.core.notation.bod import bod_text
+from kifudb.core.position import Position
+from kifudb.ingest.read import read_bytes
+from kifudb.ingest.validate import validate_record
+from kifudb.store.engine import fetch, games
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 
@@ -77,9 +77,9 @@ def test_the_listed_games_download_from_search_explorer_and_players(dashboard_st
     import io
     import zipfile
 
-    from analytics.export import chosen_games, games_archive
-    from analytics.filters import GameFilter
-    from analytics.position_input import position_from_moves
+    from kifudb.analytics.export import chosen_games, games_archive
+    from kifudb.analytics.filters import GameFilter
+    from kifudb.analytics.position_input import position_from_moves
 
     def download(at, key):
         button = next(b for b in at.get("download_button") if b.key == f"{key}-download")

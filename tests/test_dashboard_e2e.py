@@ -19,9 +19,10 @@ from urllib.parse import quote
 
 import pytest
 
-from analytics.position_input import position_from_moves
+from kifudb.analytics.position_input import position_from_moves
 from bench import browser as browser_tools
-from store.folder import Store
+from shadowing import make_shadowing_folders
+from kifudb.store.folder import Store
 from test_hostile_dashboard import BLACK, EVENT, FILE_NAME, IMG, WHITE, write_hostile_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,8 +57,11 @@ def dashboard_server(store: Path, folder: Path):
 
 @pytest.fixture(scope="module")
 def server(dashboard_store, tmp_path_factory):
-    """The dashboard on the store of the real records."""
-    with dashboard_server(dashboard_store, tmp_path_factory.mktemp("server")) as url:
+    """The dashboard on the store of the real records, started from a folder that holds
+    packages named ``store``, ``core`` and ``labels`` (which fail when imported): every page
+    imports ``kifudb.*`` only."""
+    folder = make_shadowing_folders(tmp_path_factory.mktemp("server"))
+    with dashboard_server(dashboard_store, folder) as url:
         yield url
 
 
@@ -66,12 +70,11 @@ def hostile_server(tmp_path_factory):
     """The dashboard on a store of one hostile record (``test_hostile_dashboard``): players,
     event, comments, a move and the file name hold Markdown images and links, HTML, bold and
     a formula."""
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     base = tmp_path_factory.mktemp("hostile-server")
     records = write_hostile_records(base / "records")
     ingest_paths([str(records)], base / "data")
-    # (not started beside a folder named "store": `python -m kifudb` would import it)
     with dashboard_server(base / "data", records) as url:
         yield url
 
@@ -349,8 +352,8 @@ def test_game_viewer_downloads_the_game(server, tab, db):
     """The Record tab's buttons download the game as a file of each format, which reads back as
     the stored game (the same fingerprint); the KIF text and the board diagram are there to
     copy."""
-    from ingest.read import read_bytes
-    from ingest.validate import validate_record
+    from kifudb.ingest.read import read_bytes
+    from kifudb.ingest.validate import validate_record
 
     game, fingerprint = db.execute("SELECT game, fingerprint FROM games WHERE valid AND moves > "
                                    "40 ORDER BY game LIMIT 1").fetchone()
@@ -451,7 +454,7 @@ def test_layout_at_820_px(server, narrow, db, dashboard_store):
     narrower: they scrolled sideways), no button label is cut short (they read "Ex…"),
     and the ▲ vs △ heat-map names every column (it named every other one). The explorer's
     rows keep the rating and performance columns of the rated games."""
-    from analytics.novelty import novelties
+    from kifudb.analytics.novelty import novelties
 
     game = db.execute("SELECT game FROM moves WHERE line > 0 GROUP BY game ORDER BY "
                       "count(DISTINCT line) DESC, game LIMIT 1").fetchone()[0]
@@ -483,7 +486,7 @@ def test_layout_at_820_px(server, narrow, db, dashboard_store):
 def test_a_click_anywhere_on_a_row_acts(server, tab, db, dashboard_store):
     """Every table acts on a click anywhere on a row (it took a click on the row's 16-px
     checkbox): the players, a player's openings, the findings."""
-    from analytics import stats
+    from kifudb.analytics import stats
 
     everyone = [p["player"] for p in stats.players(dashboard_store, limit=12)]
     row, name = next((i, p) for i, p in enumerate(everyone) if i > 0 and

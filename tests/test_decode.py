@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ingest.decode import decode
+from kifudb.ingest.decode import decode
 
 RECORDS = Path(__file__).parent / "fixtures" / "records"
 EXPECTED = {"utf-8-bom": "utf-8-sig", "ascii": "utf-8", "utf-8": "utf-8", "cp932": "cp932",

@@ -5,9 +5,9 @@ wrong reading would change (a ply, a side, a square, a variation's start, a winn
 
 from pathlib import Path
 
-from core.outcome import Reason, Winner
-from ingest.pipeline import read_data, read_file
-from ingest.sniff import sniff
+from kifudb.core.outcome import Reason, Winner
+from kifudb.ingest.pipeline import read_data, read_file
+from kifudb.ingest.sniff import sniff
 
 FIXTURES = Path(__file__).parent / "fixtures"
 DIALECTS = FIXTURES / "dialects"

@@ -13,10 +13,10 @@ from pathlib import Path
 import cshogi
 import pytest
 
-from core import Move, Position
-from core.pieces import HAND_TYPES
-from core.tables import REACH
-from ingest.usi_file import read_usi_games
+from kifudb.core import Move, Position
+from kifudb.core.pieces import HAND_TYPES
+from kifudb.core.tables import REACH
+from kifudb.ingest.usi_file import read_usi_games
 
 FIXTURES = Path(__file__).parent / "fixtures" / "usi"
 

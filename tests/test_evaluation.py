@@ -11,15 +11,15 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from analytics import queries
-from analytics.filters import GameFilter
-from ingest.evaluation import MATE, read_evaluation
-from ingest.pipeline import read_data, read_file
+from kifudb.analytics import queries
+from kifudb.analytics.filters import GameFilter
+from kifudb.ingest.evaluation import MATE, read_evaluation
+from kifudb.ingest.pipeline import read_data, read_file
 from kifudb.cli import main
-from store.check import check_store
-from store.folder import Store
-from store.schema import ADDED
-from store.writer import ingest_paths
+from kifudb.store.check import check_store
+from kifudb.store.folder import Store
+from kifudb.store.schema import ADDED
+from kifudb.store.writer import ingest_paths
 
 EVALUATIONS = Path(__file__).resolve().parent / "fixtures" / "evaluations"
 

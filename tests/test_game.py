@@ -1,9 +1,9 @@
 """Game replay: repetition (draw and perpetual check), checkmate, and the impasse rules."""
 
-from core import BLACK, WHITE, Position
-from core.game import Game
-from core.impasse import declaration, jishogi_24, points
-from core.outcome import Reason, Winner
+from kifudb.core import BLACK, WHITE, Position
+from kifudb.core.game import Game
+from kifudb.core.impasse import declaration, jishogi_24, points
+from kifudb.core.outcome import Reason, Winner
 
 ROOK_CHASE = "4k4/9/9/9/9/9/9/9/K3R4 w - 1"  # Black's rook on 5i checks the king on 5a
 

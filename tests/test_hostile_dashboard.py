@@ -30,10 +30,10 @@ import pytest
 from click.testing import CliRunner
 from streamlit.testing.v1 import AppTest
 
-from analytics.position_input import (MAX_DIAGRAM_BYTES, position_from_diagram_file,
+from kifudb.analytics.position_input import (MAX_DIAGRAM_BYTES, position_from_diagram_file,
                                       position_from_moves, read_diagram_file)
-from core.notation.bod import bod_text
-from core.position import Position
+from kifudb.core.notation.bod import bod_text
+from kifudb.core.position import Position
 from kifudb.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,7 +70,7 @@ def write_hostile_records(folder: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def hostile_store(tmp_path_factory) -> Path:
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     base = tmp_path_factory.mktemp("hostile")
     records = write_hostile_records(base / "records")
@@ -83,7 +83,7 @@ def hostile_store(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def small_store(tmp_path_factory) -> Path:
     """A store of the sample USI games (one batch), to damage copies of."""
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     folder = tmp_path_factory.mktemp("small") / "store"
     ingest_paths([str(ROOT / "data" / "samples" / "games.usi")], folder)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from ingest.pipeline import read_data
-from ingest.record import Finding, Findings, PER_GAME
-from ingest.validate import validate_record
-from ingest.read import read_bytes
+from kifudb.ingest.pipeline import read_data
+from kifudb.ingest.record import Finding, Findings, PER_GAME
+from kifudb.ingest.validate import validate_record
+from kifudb.ingest.read import read_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"
@@ -45,7 +45,7 @@ def only_game(data: bytes, name: str):
 
 _CHILD = r"""
 import json, resource, sys
-from ingest.pipeline import read_data
+from kifudb.ingest.pipeline import read_data
 data = sys.stdin.buffer.read()
 read = read_data(data, sys.argv[1]) if data else None
 print(json.dumps({

@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core.game import Game
-from core.handicap import handicap_sfen
-from core.position import STARTING_SFEN
-from ingest.csa import ENDINGS, looks_like_csa, looks_like_csa1, read_csa, read_csa1
-from ingest.record import DeclaredEnding, GameRecord
+from kifudb.core.game import Game
+from kifudb.core.handicap import handicap_sfen
+from kifudb.core.position import STARTING_SFEN
+from kifudb.ingest.csa import ENDINGS, looks_like_csa, looks_like_csa1, read_csa, read_csa1
+from kifudb.ingest.record import DeclaredEnding, GameRecord
 
-from core.notation.csa import parse_csa_move
-from core.notation.errors import NotationError
+from kifudb.core.notation.csa import parse_csa_move
+from kifudb.core.notation.errors import NotationError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = FIXTURES / "records"
@@ -707,7 +707,7 @@ def test_random_csa_statements_lose_nothing(lines):
 
 
 def test_csa1_names_the_winner_but_not_the_reason():
-    from ingest.validate import validate_record
+    from kifudb.ingest.validate import validate_record
     text = (RECORDS / "apery-wcsc28" / "kifu.csa1").read_bytes().decode("utf-8")
     games = [validate_record(r) for r in read_csa1(text)]
     assert {g.record.ending.word for g in games} <= {"result=0", "result=1", "result=2"}

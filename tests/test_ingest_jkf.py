@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from core import Move, Position, STARTING_SFEN
-from core.game import Game
-from core.handicap import HANDICAPS, handicap_sfen
-from core.notation.errors import NotationError
-from core.notation.jkf import jkf_move, parse_jkf_move
-from ingest.jkf import SPECIALS, looks_like_jkf, read_jkf
-from ingest.usi_file import read_usi_games
+from kifudb.core import Move, Position, STARTING_SFEN
+from kifudb.core.game import Game
+from kifudb.core.handicap import HANDICAPS, handicap_sfen
+from kifudb.core.notation.errors import NotationError
+from kifudb.core.notation.jkf import jkf_move, parse_jkf_move
+from kifudb.ingest.jkf import SPECIALS, looks_like_jkf, read_jkf
+from kifudb.ingest.usi_file import read_usi_games
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = FIXTURES / "records"

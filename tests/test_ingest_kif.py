@@ -13,17 +13,17 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from core.game import Game
-from core.handicap import handicap_sfen
-from core.pieces import BLACK, WHITE
-from core.position import Position
-from core.notation.bod import bod_text, read_bod
-from ingest.decode import decode
-from ingest.kif import TERMINAL_WORDS, looks_like_kif, read_kif
-from ingest.ki2 import looks_like_ki2, read_ki2
-from ingest.record import ERROR
-from ingest.result import ending_meaning
-from ingest.validate import validate_record
+from kifudb.core.game import Game
+from kifudb.core.handicap import handicap_sfen
+from kifudb.core.pieces import BLACK, WHITE
+from kifudb.core.position import Position
+from kifudb.core.notation.bod import bod_text, read_bod
+from kifudb.ingest.decode import decode
+from kifudb.ingest.kif import TERMINAL_WORDS, looks_like_kif, read_kif
+from kifudb.ingest.ki2 import looks_like_ki2, read_ki2
+from kifudb.ingest.record import ERROR
+from kifudb.ingest.result import ending_meaning
+from kifudb.ingest.validate import validate_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = FIXTURES / "records"
@@ -641,8 +641,8 @@ def test_a_broken_diagram_in_a_record_is_a_finding_not_a_crash():
 
 # ---- the move line's reader against the grammar written as a regular expression ----------
 
-from core.numbers import MAX_DIGITS  # noqa: E402
-from ingest.kif import move_line  # noqa: E402
+from kifudb.core.numbers import MAX_DIGITS  # noqa: E402
+from kifudb.ingest.kif import move_line  # noqa: E402
 
 #: ``move_line``'s grammar as the regular expression the reader used before (possessive
 #: quantifiers: it never goes back into a run, as ``move_line`` does not); the test's oracle.

@@ -13,7 +13,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from core import _native
+from kifudb.core import _native
 from kifudb.cli import main
 
 ROOT = _native.ROOT
@@ -23,7 +23,7 @@ REAL_GAMES = ROOT / "tests" / "fixtures" / "usi" / "real_games.usi"
 _REPLAY = """
 import json, sys
 from bench.others import load_usi
-from core.game import Game
+from kifudb.core.game import Game
 out = []
 for start, moves in load_usi(sys.argv[1]):
     game = Game(start)
@@ -63,7 +63,7 @@ def test_this_process_runs_the_build_it_should():
 
 
 def test_pure_runs_every_module_from_its_source():
-    code = ("import importlib, json, core._native as n\n"
+    code = ("import importlib, json, kifudb.core._native as n\n"
             "print(json.dumps([n.status()] + [importlib.import_module(n.module_name(p)).__file__ "
             "for p in n.COMPILED]))")
     status, *files = json.loads(_run(code, pure=True))
@@ -87,10 +87,11 @@ def test_a_changed_source_is_stale():
 
 
 def test_the_source_only_finder_finds_the_py_file():
-    import core
-    spec = _native.SourceOnly(["core.position"]).find_spec("core.position", core.__path__)
+    from kifudb import core
+    finder = _native.SourceOnly(["kifudb.core.position"])
+    spec = finder.find_spec("kifudb.core.position", core.__path__)
     assert spec.origin == str(ROOT / "core" / "position.py")
-    assert _native.SourceOnly(["core.position"]).find_spec("core.game", core.__path__) is None
+    assert finder.find_spec("kifudb.core.game", core.__path__) is None
 
 
 def test_version_says_which_build_runs():

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core import Move, Position, STARTING_SFEN
-from core.notation import (NotationError, parse_csa_move, csa_move, parse_kif_move, kif_move,
+from kifudb.core import Move, Position, STARTING_SFEN
+from kifudb.core.notation import (NotationError, parse_csa_move, csa_move, parse_kif_move, kif_move,
                            parse_ki2_move, ki2_move, parse_western_move, western_move)
 
 M = Move.from_usi

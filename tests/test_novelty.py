@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analytics.filters import GameFilter
-from analytics.novelty import all_novelties, game_novelty, novelties
-from core.move import Move
-from core.position import Position
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.novelty import all_novelties, game_novelty, novelties
+from kifudb.core.move import Move
+from kifudb.core.position import Position
 from kifudb.cli import main
-from store.folder import Store
-from store.writer import ingest_paths
+from kifudb.store.folder import Store
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 

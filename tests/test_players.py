@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analytics import players, stats
-from analytics.filters import GameFilter
+from kifudb.analytics import players, stats
+from kifudb.analytics.filters import GameFilter
 from kifudb.cli import main
-from labels.players import RulesError, canonical, rules
-from store.folder import Store
-from store.writer import ingest_paths
+from kifudb.labels.players import RulesError, canonical, rules
+from kifudb.store.folder import Store
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYERS = ROOT / "tests" / "fixtures" / "players"
@@ -133,7 +133,7 @@ def test_every_title_holder_row_is_a_term_in_order():
     """The table itself: per title, terms in date order that do not overlap (one holder at a
     time), each ending after it starts and the next one starting that day, every title
     covered from 1990 at the latest (叡王: from 2018) up to ``known_until``."""
-    from labels.players import rules as read
+    from kifudb.labels.players import rules as read
 
     table = read()
     by_title = {}
@@ -198,7 +198,7 @@ def test_players_command_and_suggestions(named):
 
 
 def test_computed_ratings_follow_the_games_in_date_order(every_record):
-    from analytics.elo import K, START, player_rating, ratings
+    from kifudb.analytics.elo import K, START, player_rating, ratings
 
     connection = Store(every_record).connect()
     games = connection.execute(
@@ -232,7 +232,7 @@ def test_computed_ratings_follow_the_games_in_date_order(every_record):
 def test_the_player_page_shows_spellings_rating_and_history(named, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from analytics.elo import ratings
+    from kifudb.analytics.elo import ratings
 
     monkeypatch.setenv("KIFUDB_STORE", str(named))
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)

@@ -2,10 +2,10 @@
 
 import pytest
 
-from core import Move, Position, SfenError, STARTING_SFEN
-from core.handicap import HANDICAPS, handicap_name, handicap_sfen, removed_pieces
-from core.key import splitmix64
-from core.pieces import FULL_SET
+from kifudb.core import Move, Position, SfenError, STARTING_SFEN
+from kifudb.core.handicap import HANDICAPS, handicap_name, handicap_sfen, removed_pieces
+from kifudb.core.key import splitmix64
+from kifudb.core.pieces import FULL_SET
 
 
 def test_sfen_round_trip():

@@ -18,23 +18,23 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from analytics import queries
-from analytics.filters import GameFilter
-from store import sql
-from analytics.position_input import (position_from_diagram, position_from_game,
+from kifudb.analytics import queries
+from kifudb.analytics.filters import GameFilter
+from kifudb.store import sql
+from kifudb.analytics.position_input import (position_from_diagram, position_from_game,
                                       position_from_moves, position_from_sfen)
-from store.folder import Store
-from core.game import Game
-from core.move import Move
-from core.position import STARTING_SFEN, Position
-from core.notation.bod import bod_text
-from ingest.decode import decode
-from ingest.read import read_path
-from store.writer import ingest_paths
-from ingest.validate import validate_record
-from kifudb.store_cli import explore as explore_command
-from kifudb.store_cli import search as search_command
-from kifudb.store_cli import sql as sql_command
+from kifudb.store.folder import Store
+from kifudb.core.game import Game
+from kifudb.core.move import Move
+from kifudb.core.position import STARTING_SFEN, Position
+from kifudb.core.notation.bod import bod_text
+from kifudb.ingest.decode import decode
+from kifudb.ingest.read import read_path
+from kifudb.store.writer import ingest_paths
+from kifudb.ingest.validate import validate_record
+from kifudb.cli.store import explore as explore_command
+from kifudb.cli.store import search as search_command
+from kifudb.cli.store import sql as sql_command
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"
@@ -863,7 +863,7 @@ def test_sql_command_limits(store_dir):
 def test_a_games_handicap_is_its_start_positions(store_dir, corpus):
     """The store's ``handicap`` is the start position's name (a CSA or USI record has no 手合割
     header), so the even-game filter finds every game from the even start."""
-    from core.handicap import handicap_name
+    from kifudb.core.handicap import handicap_name
 
     standard = {g: handicap_name(info["start_sfen"]) for g, info in corpus.games.items()
                 if info["start_sfen"] and handicap_name(info["start_sfen"])}
@@ -879,7 +879,7 @@ def test_a_games_handicap_is_its_start_positions(store_dir, corpus):
 
 
 def test_game_record_shows_a_jkf_source_in_kif(tmp_path):
-    from analytics.game_record import game_record
+    from kifudb.analytics.game_record import game_record
 
     records = ROOT / "data" / "samples" / "records"
     fork = RECORDS / "tsshogi/src/tests/testdata/jkf/sample03.jkf"  # with variations

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from core._native import PURE_VARIABLE
-from core.move import Move
-from core.notation import kif_move
-from core.position import Position
+from kifudb.core._native import PURE_VARIABLE
+from kifudb.core.move import Move
+from kifudb.core.notation import kif_move
+from kifudb.core.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,8 +48,8 @@ def kif_with_late_variations(moves: list, variations: int) -> bytes:
 #: ``Game.play`` directly, so only there does a wrapper put on it see every move played.
 COUNT_PLAYS = """
 import json, sys
-from core.game import Game
-from ingest.pipeline import read_data
+from kifudb.core.game import Game
+from kifudb.ingest.pipeline import read_data
 
 counted = 0
 real = Game.play
@@ -84,7 +84,7 @@ def test_each_variation_costs_its_own_moves_only(tmp_path, variations):
 #: process on the interpreted source (compiled code runs no traced lines): work, not time.
 COUNT_LINES = """
 import json, sys
-from ingest.pipeline import read_data
+from kifudb.ingest.pipeline import read_data
 
 ROOT, MARK = sys.argv[1], sys.argv[2]
 

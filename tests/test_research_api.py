@@ -1,5 +1,5 @@
-"""The research questions through the Python API (``kifudb.database``) and the HTTP API
-(``kifudb.serve``): novelties, twins, players' names and the rating band on the mover, on a
+"""The research questions through the Python API (``kifudb.api``) and the HTTP API
+(``kifudb.http``): novelties, twins, players' names and the rating band on the mover, on a
 store of real records — each door's answer is the ``analytics`` answer, and bad input is a
 located 4xx ``{"error": …}``."""
 
@@ -11,13 +11,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 import kifudb
-from analytics import queries
-from analytics.filters import GameFilter
-from analytics.novelty import game_novelty, novelties
-from analytics.players import spellings, suggestions
-from analytics.twins import twins
-from kifudb.serve import app
-from store.writer import ingest_paths
+from kifudb.analytics import queries
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.novelty import game_novelty, novelties
+from kifudb.analytics.players import spellings, suggestions
+from kifudb.analytics.twins import twins
+from kifudb.http import app
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analytics import queries, stats
-from analytics.filters import FilterError, GameFilter
+from kifudb.analytics import queries, stats
+from kifudb.analytics.filters import FilterError, GameFilter
 from kifudb.cli import main
-from store.folder import Store
+from kifudb.store.folder import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,8 +104,8 @@ def test_the_command_line_options(store, rows):
 def test_each_move_has_its_score_performance_and_the_position_its_history(store, rows):
     from collections import Counter, defaultdict
 
-    from analytics.position_history import position_history
-    from analytics.results import wilson
+    from kifudb.analytics.position_history import position_history
+    from kifudb.analytics.results import wilson
 
     start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b"
     connection = Store(store).connect()
@@ -160,7 +160,7 @@ def explorer_page(store, monkeypatch):
 
 
 def test_the_explorer_page_shows_the_history_by_month(store, monkeypatch):
-    from analytics.position_history import position_history
+    from kifudb.analytics.position_history import position_history
 
     at = explorer_page(store, monkeypatch)
     assert not at.exception
@@ -179,9 +179,9 @@ def test_the_mover_rating_band(store, rows, opening):
     players keeps fewer; checked against the games' ratings and moves."""
     from collections import Counter
 
-    from analytics.position_games import position_games
-    from analytics.position_history import position_history
-    from core.position import Position
+    from kifudb.analytics.position_games import position_games
+    from kifudb.analytics.position_history import position_history
+    from kifudb.core.position import Position
 
     start = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b"
     connection = Store(store).connect()

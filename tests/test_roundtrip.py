@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from core.position import Position
-from core.writers import EXTENSIONS, FORMATS, left_out, write
-from core.writers._common import headers_in
-from ingest.kifu import UnwritableGame, kifu_of
-from ingest.read import read_bytes, read_path
-from ingest.record import INFO
-from ingest.validate import validate_record
+from kifudb.core.position import Position
+from kifudb.core.writers import EXTENSIONS, FORMATS, left_out, write
+from kifudb.core.writers._common import headers_in
+from kifudb.ingest.kifu import UnwritableGame, kifu_of
+from kifudb.ingest.read import read_bytes, read_path
+from kifudb.ingest.record import INFO
+from kifudb.ingest.validate import validate_record
 
 FIXTURES = Path(__file__).parent / "fixtures"
 FILES = sorted(str(p.relative_to(FIXTURES)) for folder in ("records", "six_formats")

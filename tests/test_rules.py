@@ -2,7 +2,7 @@
 
 import pytest
 
-from core import GOLD, KNIGHT, PAWN, ROOK, Move, Position, perft
+from kifudb.core import GOLD, KNIGHT, PAWN, ROOK, Move, Position, perft
 
 START = "startpos"
 # White king in the corner, its knight on 2a, Black's gold on 2c guarding 1b and 2b.

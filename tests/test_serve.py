@@ -1,4 +1,4 @@
-"""The HTTP JSON API (``kifudb.serve``) on a store of the real records: FastAPI's test client for
+"""The HTTP JSON API (``kifudb.http``) on a store of the real records: FastAPI's test client for
 each endpoint, its errors and limits, and one end-to-end run of ``kifudb serve`` as a process
 queried over HTTP."""
 
@@ -16,11 +16,11 @@ import httpx2
 import pytest
 from fastapi.testclient import TestClient
 
-from analytics import queries
-from analytics import stats as analytics_stats
-from analytics.filters import GameFilter
-from core.position import Position
-from kifudb.serve import MAX_LIMIT, app
+from kifudb.analytics import queries
+from kifudb.analytics import stats as analytics_stats
+from kifudb.analytics.filters import GameFilter
+from kifudb.core.position import Position
+from kifudb.http import MAX_LIMIT, app
 
 ROOT = Path(__file__).resolve().parent.parent
 KIFUDB = Path(sys.executable).with_name("kifudb")
@@ -127,7 +127,7 @@ def test_bad_filters_and_limits(client):
 
 def test_every_filter_of_the_command_line_is_a_query_parameter(client):
     """One table (``analytics.filters.OPTIONS``) makes both: --min-moves is min_moves …"""
-    from analytics.filters import OPTIONS
+    from kifudb.analytics.filters import OPTIONS
 
     parameters = {p["name"] for p in client.get("/openapi.json").json()["paths"]["/explore"]
                   ["get"]["parameters"]}
@@ -254,7 +254,7 @@ def test_an_empty_folder_is_a_503(tmp_path):
 
 
 def test_a_commit_made_while_serving_is_seen(tmp_path):
-    from store.writer import ingest_paths
+    from kifudb.store.writer import ingest_paths
 
     folder = tmp_path / "store"
     ingest_paths([str(ROOT / "data" / "samples" / "records")], folder)
@@ -335,8 +335,8 @@ def test_ratings_and_evaluations(client, dashboard_store):
     ("usi", "text/plain; charset=utf-8", "#"),
 ])
 def test_a_game_as_a_record(client, dashboard_store, fmt, media, first):
-    from analytics.export import stored_kifu
-    from core.writers import write
+    from kifudb.analytics.export import stored_kifu
+    from kifudb.core.writers import write
 
     game = analytics_stats.games(dashboard_store, limit=1, filters=GameFilter(decided=True))[0]
     answer = client.get(f"/game/{game['game']}", params={"format": fmt})
@@ -350,7 +350,7 @@ def test_a_game_as_a_record(client, dashboard_store, fmt, media, first):
 
 def test_records_read_back(client, dashboard_store):
     """A KIF answer read by kifudb's own reader gives the stored game's moves again."""
-    from ingest.read import read_bytes
+    from kifudb.ingest.read import read_bytes
 
     game = analytics_stats.games(dashboard_store, limit=1, filters=GameFilter(decided=True))[0]
     text = client.get(f"/game/{game['game']}", params={"format": "kif"}).content

@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analytics import stats
-from analytics.filters import FilterError, GameFilter
-from analytics.results import Results
-from labels.classify import classify_game
-from labels.players import canonical as player_name
-from store.relabel import relabel
-from store.folder import Store
-from store.writer import ingest_paths
+from kifudb.analytics import stats
+from kifudb.analytics.filters import FilterError, GameFilter
+from kifudb.analytics.results import Results
+from kifudb.labels.classify import classify_game
+from kifudb.labels.players import canonical as player_name
+from kifudb.store.relabel import relabel
+from kifudb.store.folder import Store
+from kifudb.store.writer import ingest_paths
 from kifudb.cli import main
 
 SOURCES = ["tests/fixtures/records", "data/samples/games.usi"]
@@ -546,7 +546,7 @@ def test_overview_gives_the_decided_count_beside_the_score(monkeypatch, dashboar
 
 
 def test_per_year_charts_show_how_many_games_each_point_stands_on():
-    from dashboard import charts, display
+    from kifudb.dashboard import charts, display
 
     rows = [{"year": 2001, "games": 1, "black_wins": 1, "white_wins": 0, "draws": 0,
              "decided": 1, "black_score": 1.0, "ci_low": 0.2065, "ci_high": 1.0},

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from store.folder import Store, StoreDamaged
-from store.writer import ingest_paths
+from kifudb.store.folder import Store, StoreDamaged
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"
@@ -146,7 +146,7 @@ def test_merges_keep_every_row_and_bound_the_batches(tmp_path):
     sizes = [len(tiered.connect().execute(f"SELECT * FROM read_parquet('{f}')").fetchall())
              for f in tiered.table_files("positions")]
     assert len(sizes) < len(report.batches)
-    from store.tiers import FANOUT, tier
+    from kifudb.store.tiers import FANOUT, tier
     levels = [tier(n, 100) for n in sizes]
     assert all(levels.count(level) < FANOUT for level in levels)
     assert rows(tiered) == rows(one)
@@ -174,10 +174,10 @@ def test_positions_split_by_key_range_answer_the_same(tmp_path):
     """A writer that splits each batch's positions into files of at most 200 (store.partitions)
     gives the rows, searches and explorer answers of a store of one file per batch; a second
     split and a lost range are named."""
-    from analytics.queries import explore, occurrences, search
-    from core import Position
-    from store import partitions
-    from store.check import check_store
+    from kifudb.analytics.queries import explore, occurrences, search
+    from kifudb.core import Position
+    from kifudb.store import partitions
+    from kifudb.store.check import check_store
     plain = Store(tmp_path / "plain")
     ingest_paths([RECORDS / "apery-wcsc28"], plain)
     split = Store(tmp_path / "split", partition_rows=200)
@@ -213,7 +213,7 @@ def test_repair_never_adopts_a_merge_and_its_inputs(tmp_path):
     on_disk = len(list((store.root / "batches").iterdir()))
     assert on_disk > len(store.manifest()["batches"])  # the replaced batches are still there
     store.manifest_path.unlink()
-    from store.check import check_store, repair_store
+    from kifudb.store.check import check_store, repair_store
     repair_store(store, check_store(store))
     assert rows(store) == before
 
@@ -230,7 +230,7 @@ def test_empty_store_answers_queries(tmp_path):
 
 KILLER = """
 import sys
-from store.writer import ingest_paths
+from kifudb.store.writer import ingest_paths
 ingest_paths(sys.argv[2:], sys.argv[1], batch_positions=1500)
 """
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from store.folder import SUPERSEDED_GRACE, Store, StoreDamaged, StoreError
-from store.writer import ingest_paths
+from kifudb.store.folder import SUPERSEDED_GRACE, Store, StoreDamaged, StoreError
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "data" / "samples" / "games.usi"
@@ -84,7 +84,7 @@ def test_a_game_longer_than_32767_plies_is_stored_with_the_other_files(tmp_path)
 def test_a_full_disk_is_said_and_the_store_keeps_its_last_commit(tmp_path, monkeypatch):
     store = Store(tmp_path / "store")
     ingest_paths([SAMPLES], store.root)
-    import store.folder as folder
+    import kifudb.store.folder as folder
 
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -104,7 +104,7 @@ def test_the_analysts_database_is_replaced_only_when_complete(tmp_path, monkeypa
     ingest_paths([SAMPLES], store.root)
     database = store.root / "kifudb.duckdb"
     before = database.read_bytes()
-    import store.folder as folder
+    import kifudb.store.folder as folder
 
     real = folder.duckdb.connect
 

@@ -6,9 +6,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from core import Move, Position
-from core.handicap import HANDICAPS, handicap_sfen
-from core.svg import FONT_FAMILY, board_svg
+from kifudb.core import Move, Position
+from kifudb.core.handicap import HANDICAPS, handicap_sfen
+from kifudb.core.svg import FONT_FAMILY, board_svg
 
 NS = "{http://www.w3.org/2000/svg}"
 

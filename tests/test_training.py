@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from analytics.filters import GameFilter
-from analytics.stats import results
-from analytics.training import RECORD_SIZE, write_training
-from core.move import Move
-from core.packed import (PackingError, apery_move16, from_huffman_coded_pos, from_packed_sfen,
+from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.stats import results
+from kifudb.analytics.training import RECORD_SIZE, write_training
+from kifudb.core.move import Move
+from kifudb.core.packed import (PackingError, apery_move16, from_huffman_coded_pos, from_packed_sfen,
                          huffman_coded_pos, packed_sfen, yaneuraou_move16)
-from core.position import Position
-from store.engine import fetch, game_summary, games, moves
+from kifudb.core.position import Position
+from kifudb.store.engine import fetch, game_summary, games, moves
 
 ROOT = Path(__file__).resolve().parent.parent
 MATE_SCORES = 31_000  # |eval| above this: a mate (YaneuraOu's scale)

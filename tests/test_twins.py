@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from analytics.twins import twins
+from kifudb.analytics.twins import twins
 from kifudb.cli import main
-from store.folder import Store
-from store.writer import ingest_paths
+from kifudb.store.folder import Store
+from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from ingest.read import read_bytes, read_path, record_files
-from ingest.validate import validate_record
+from kifudb.ingest.read import read_bytes, read_path, record_files
+from kifudb.ingest.validate import validate_record
 from kifudb.cli import main
-from kifudb.validate import validate_file, validate_files
+from kifudb.cli.validate import validate_file, validate_files
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = FIXTURES / "records"
@@ -166,7 +166,7 @@ def _fresh_process(code: str) -> str:
 
 
 def test_the_command_forks_its_workers_only_without_other_threads():
-    ask = "from ingest.read import worker_context; print(worker_context().get_start_method())"
+    ask = "from kifudb.ingest.read import worker_context; print(worker_context().get_start_method())"
     assert _fresh_process(f"import kifudb.cli; {ask}").strip() == "fork"  # no DuckDB loaded
     assert _fresh_process(f"import duckdb; {ask}").strip() == "forkserver"
     assert _fresh_process(f"import threading, time; threading.Thread(target=time.sleep, "
@@ -305,8 +305,8 @@ def test_html_shows_the_board_where_a_game_went_wrong():
 
 
 def test_useless_interpositions_do_not_spoil_a_mate():
-    from core import Position
-    from ingest.result import mate_but_for_useless_interpositions
+    from kifudb.core import Position
+    from kifudb.ingest.result import mate_but_for_useless_interpositions
     # White's king on 1a, checked by the rook on 1i; 2a, 2b and 1b are guarded
     one_pawn = Position.from_sfen("8k/6S2/7G1/9/9/9/9/9/K7R w p 1")
     assert not one_pawn.is_checkmate() and mate_but_for_useless_interpositions(one_pawn)
@@ -375,7 +375,7 @@ def test_csv_report_has_players_dates_messages_and_a_byte_order_mark(tmp_path):
 def test_every_ending_word_a_reader_knows_has_its_meaning():
     """The words each reader takes for an ending (``core.kifu.ENDING_WORDS``) are those whose
     meaning ``ingest.result`` gives, but for a game not played (不戦勝, 不戦敗: nothing to settle)."""
-    from core.kifu import ENDING_WORDS
-    from ingest.result import _MEANINGS
+    from kifudb.core.kifu import ENDING_WORDS
+    from kifudb.ingest.result import _MEANINGS
     read = {word.lstrip("%") for words in ENDING_WORDS.values() for word in words}
     assert read - set(_MEANINGS) == {"不戦勝", "不戦敗"}

@@ -10,11 +10,11 @@ import json
 
 import pytest
 
-from core.handicap import handicap_sfen
-from core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, ending_word
-from core.writers import FORMATS, left_out, write, write_games
-from ingest.read import read_bytes
-from ingest.validate import validate_record
+from kifudb.core.handicap import handicap_sfen
+from kifudb.core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, ending_word
+from kifudb.core.writers import FORMATS, left_out, write, write_games
+from kifudb.ingest.read import read_bytes
+from kifudb.ingest.validate import validate_record
 
 TSUME = "7nl/7k1/9/7pp/6N2/9/9/9/9 b GS2r2b3g3s2n3l16p 1"
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from independent_readers import file_agreement  # noqa: E402
-from ingest.read import record_files  # noqa: E402
+from kifudb.ingest.read import record_files  # noqa: E402
 
 
 def main(argv: list) -> int:

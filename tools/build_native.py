@@ -10,7 +10,12 @@ source to run (same results, slower). With them, a failed compilation (a type er
 in a compiled module) fails the build. The extension modules land beside their sources (one
 shared library, ``core/compiled__mypyc*.so``, and a small one per module); the C files and
 objects stay under ``build/native``. ``core/compiled.json`` records the SHA-256 of each source
-compiled, so that ``core._native.choose`` never runs a build older than its source.
+compiled, so that ``kifudb.core._native.choose`` never runs a build older than its source.
+
+The folders are subpackages of ``kifudb`` (``core/`` is ``kifudb.core``: ``pyproject.toml``'s
+package-dir), and mypy names a module by the folders it sits in, so the build first lays the
+package out as it is installed (``stage``: ``build/native/src/kifudb/core`` a link to ``core/``)
+and compiles it there; ``setup.py`` does the same when a wheel is built (``pip install .``).
 """
 
 from __future__ import annotations
@@ -23,11 +28,15 @@ import shlex
 import shutil
 import sys
 import sysconfig
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "native"
-GROUP = "core.compiled"  # the shared library: core/compiled__mypyc<suffix>
+GROUP = "kifudb.core.compiled"  # the shared library: core/compiled__mypyc<suffix>
+#: import name -> folder of the repository, as ``pyproject.toml`` maps them
+PACKAGE_DIRS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+    "tool"]["setuptools"]["package-dir"]
 
 
 def _load_native():
@@ -50,6 +59,41 @@ def missing() -> str:
     return ""
 
 
+def stage() -> Path:
+    """The package laid out by its import names, each folder a link to the repository's
+    (``build/native/src/kifudb/core`` -> ``core/``); returns ``build/native/src``."""
+    source = BUILD / "src"
+    shutil.rmtree(source, ignore_errors=True)
+    for name, folder in sorted(PACKAGE_DIRS.items()):
+        place = source.joinpath(*name.split("."))
+        if name == "kifudb":  # the root holds the others, and nothing of the doors (mypy would
+            place.mkdir(parents=True)  # follow kifudb.open into the Python API)
+            (place / "__init__.py").write_text('"""kifudb, as mypyc compiles it."""\n')
+        else:
+            place.symlink_to(ROOT / folder, target_is_directory=True)
+    return source
+
+
+def extensions(native, source: Path) -> list:
+    """mypyc's extension modules of ``native.COMPILED``, from the staged tree ``source``."""
+    from mypyc.build import mypycify
+
+    here = os.getcwd()
+    os.chdir(source)  # the staged tree first on mypy's path, not the repository's kifudb/
+    try:
+        return mypycify([str(Path("kifudb") / path) for path in native.COMPILED], opt_level="3",
+                        group_name=GROUP, target_dir=str(BUILD / "c"))
+    finally:
+        os.chdir(here)
+
+
+def record(native) -> str:
+    """The build record (``core/compiled.json``): the extension suffix and each source's SHA-256."""
+    return json.dumps({"extension_suffix": importlib.machinery.EXTENSION_SUFFIXES[0],
+                       "sources": {path: native._digest(ROOT / path) for path in native.COMPILED}},
+                      indent=1) + "\n"
+
+
 def outputs(native) -> list:
     """The files a build puts in the source tree: its record and every extension module in the
     packages of ``COMPILED`` (the project has no other), those of earlier builds too."""
@@ -67,22 +111,19 @@ def clean(native) -> None:
 
 
 def build(native) -> None:
-    from mypyc.build import mypycify
     from setuptools import Distribution
 
     clean(native)  # a failed build leaves the source, never a mixture
     os.chdir(ROOT)
-    digests = {path: native._digest(ROOT / path) for path in native.COMPILED}
-    extensions = mypycify(list(native.COMPILED), opt_level="3", group_name=GROUP,
-                          target_dir=str(BUILD / "c"))
-    distribution = Distribution({"name": "kifudb-native", "ext_modules": extensions,
+    text = record(native)
+    # in place: each module lands in its folder of the repository (package_dir maps the names)
+    distribution = Distribution({"name": "kifudb-native", "package_dir": PACKAGE_DIRS,
+                                 "ext_modules": extensions(native, stage()),
                                  "script_args": ["--quiet", "build_ext", "--inplace",
                                                  "--build-temp", str(BUILD / "temp")]})
     distribution.parse_command_line()
     distribution.run_commands()
-    native.BUILD_RECORD.write_text(json.dumps({
-        "extension_suffix": importlib.machinery.EXTENSION_SUFFIXES[0],
-        "sources": digests}, indent=1) + "\n", encoding="utf-8")
+    native.BUILD_RECORD.write_text(text, encoding="utf-8")
 
 
 def main(argv: list) -> int:

@@ -5,7 +5,7 @@ Each reader takes the position the move is played in and the text, and returns a
 raises ``NotationError`` (a ``ValueError`` with a ``code``); each writer takes the position and
 a move and returns the text::
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> pos = Position()
     >>> m = parse_kif_move(pos, "７六歩(77)")
     >>> csa_move(pos, m), kif_move(pos, m), ki2_move(pos, m), western_move(pos, m)
@@ -20,12 +20,12 @@ Readers return moves whose text fits the board; whether the move is legal is sti
 ``Position.illegality``'s question (a pinned piece, 二歩, 打ち歩詰め ...).
 """
 
-from core.notation.errors import NotationError
-from core.notation.csa import parse_csa_move, csa_move
-from core.notation.kif import parse_kif_move, kif_move
-from core.notation.ki2 import parse_ki2_move, ki2_move
-from core.notation.western import parse_western_move, western_move
-from core.notation.usi import parse_position_line, position_line
+from kifudb.core.notation.errors import NotationError
+from kifudb.core.notation.csa import parse_csa_move, csa_move
+from kifudb.core.notation.kif import parse_kif_move, kif_move
+from kifudb.core.notation.ki2 import parse_ki2_move, ki2_move
+from kifudb.core.notation.western import parse_western_move, western_move
+from kifudb.core.notation.usi import parse_position_line, position_line
 
 __all__ = [
     "NotationError",

@@ -1,7 +1,7 @@
 """Helpers the notation modules share: finding which pieces can reach a square, promotion tests.
 
-    >>> from core.position import Position
-    >>> from core.pieces import BLACK, SILVER, GOLD, square, square_name
+    >>> from kifudb.core.position import Position
+    >>> from kifudb.core.pieces import BLACK, SILVER, GOLD, square, square_name
     >>> pos = Position()
     >>> [square_name(s) for s in reaching(pos, GOLD, square(5, 8))]
     ['4i', '6i']
@@ -11,11 +11,11 @@
 
 from __future__ import annotations
 
-from core.move import Move
-from core.pieces import ROOK, PAWN, COLOUR_NAMES, HAND_TYPES, ZONE
-from core.tables import REACH
-from core.notation.errors import NotationError
-from core.position import piece_name
+from kifudb.core.move import Move
+from kifudb.core.pieces import ROOK, PAWN, COLOUR_NAMES, HAND_TYPES, ZONE
+from kifudb.core.tables import REACH
+from kifudb.core.notation.errors import NotationError
+from kifudb.core.position import piece_name
 
 
 _ORIGINS: dict = {}  # code -> per destination, the (from-square, squares between) pairs

@@ -1,6 +1,6 @@
 """Reading the Japanese move texts of KIF and KI2 into their parts, once per distinct text.
 
-    >>> from core.pieces import square_name
+    >>> from kifudb.core.pieces import square_name
     >>> t = tokens("▲７六歩(77)   ( 0:16/00:00:16)")
     >>> t.mark, square_name(t.to), t.piece_type, t.action, square_name(t.from_square)
     (0, '7f', 1, None, '7g')
@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Final, NamedTuple, Optional
 
-from core.pieces import KANJI_TYPES, FILE_DIGITS_FULL, RANK_KANJI
-from core.notation._common import bounded_store
-from core.notation.errors import NotationError
+from kifudb.core.pieces import KANJI_TYPES, FILE_DIGITS_FULL, RANK_KANJI
+from kifudb.core.notation._common import bounded_store
+from kifudb.core.notation.errors import NotationError
 
 _DIGIT = {}
 for _i in range(1, 10):

@@ -45,11 +45,11 @@ from __future__ import annotations
 
 from typing import Final, Optional
 
-from core.numbers import MAX_DIGITS, ascii_digits
-from core.pieces import (BLACK, WHITE, HAND_TYPES, HAND_ORDER, KANJI_SHORT, KANJI_TYPES,
+from kifudb.core.numbers import MAX_DIGITS, ascii_digits
+from kifudb.core.pieces import (BLACK, WHITE, HAND_TYPES, HAND_ORDER, KANJI_SHORT, KANJI_TYPES,
                          FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES, SIDE_KANJI)
-from core.position import sfen_of, Position, SfenError
-from core.findings import Finding, ERROR, WARNING, INFO
+from kifudb.core.position import sfen_of, Position, SfenError
+from kifudb.core.findings import Finding, ERROR, WARNING, INFO
 
 __all__ = ["read_bod", "bod_text", "BoardDiagram", "is_bod_line"]
 

@@ -3,7 +3,7 @@
 A CSA move gives the side (``+`` Black, ``-`` White; optional here), the from-square (``00`` for a
 drop), the to-square and the piece *after* the move, so a promotion shows as the promoted code::
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> pos = Position()
     >>> parse_csa_move(pos, "+7776FU")
     Move.from_usi('7g7f')
@@ -23,10 +23,10 @@ A time suffix (``+7776FU,T12``) is ignored.
 
 from __future__ import annotations
 
-from core.move import Move
-from core.pieces import CSA_CODES, CSA_TYPES, COLOUR_NAMES, HAND_TYPES, PROMOTE, can_promote
-from core.notation._common import bounded_store
-from core.notation.errors import NotationError
+from kifudb.core.move import Move
+from kifudb.core.pieces import CSA_CODES, CSA_TYPES, COLOUR_NAMES, HAND_TYPES, PROMOTE, can_promote
+from kifudb.core.notation._common import bounded_store
+from kifudb.core.notation.errors import NotationError
 
 _DIGITS = "123456789"
 #: text -> (colour or None, from-square or None, to-square, piece type, Move, promoting Move)

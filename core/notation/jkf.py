@@ -6,7 +6,7 @@ or null for a drop), the to-square, ``promote`` (true, false, or absent when the
 as annotations, ``capture`` (the piece taken, as it stood), ``same`` (同: the destination is the
 previous move's) and ``relative`` (KI2's 右/左/上/引/寄/直/打 as letters)::
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> pos = Position()
     >>> parse_jkf_move(pos, {"from": {"x": 7, "y": 7}, "to": {"x": 7, "y": 6}, "piece": "FU", "color": 0})
     Move.from_usi('7g7f')
@@ -20,7 +20,7 @@ previous move's) and ``relative`` (KI2's 右/左/上/引/寄/直/打 as letters)
     >>> parse_jkf_move(pos, {"from": {"x": 5, "y": 9}, "to": {"x": 5, "y": 8}, "piece": "KI"})
     Traceback (most recent call last):
     ...
-    core.notation.errors.NotationError: {"from":{"x":5,"y":9},"piece":"KI","to":{"x":5,"y":8}}: no_piece: the move names KI (gold), but 59 holds OU (king)
+    kifudb.core.notation.errors.NotationError: {"from":{"x":5,"y":9},"piece":"KI","to":{"x":5,"y":8}}: no_piece: the move names KI (gold), but 59 holds OU (king)
 
 ``same`` without ``to`` takes the destination of the previous move (``position.last_move``, or the
 ``previous`` move given)::
@@ -43,13 +43,13 @@ from __future__ import annotations
 import json
 from typing import Optional, TypeGuard
 
-from core.move import Move
-from core.pieces import (BLACK, WHITE, COLOUR_NAMES, CSA_CODES, CSA_TYPES, HAND_TYPES, PROMOTE,
+from kifudb.core.move import Move
+from kifudb.core.pieces import (BLACK, WHITE, COLOUR_NAMES, CSA_CODES, CSA_TYPES, HAND_TYPES, PROMOTE,
                          can_promote)
-from core.notation._common import may_promote
-from core.position import piece_name
-from core.notation.errors import NotationError
-from core.notation.ki2 import ki2_move
+from kifudb.core.notation._common import may_promote
+from kifudb.core.position import piece_name
+from kifudb.core.notation.errors import NotationError
+from kifudb.core.notation.ki2 import ki2_move
 
 #: KI2's modifiers as JKF's ``relative`` letters (右 R, 左 L, 直 C, 上 U, 寄 M, 引 D, 打 H).
 _RELATIVE = {"右": "R", "左": "L", "直": "C", "上": "U", "寄": "M", "引": "D", "打": "H"}
@@ -112,15 +112,15 @@ def parse_jkf_move(position, move_obj, previous: Optional[Move] = None) -> Move:
     destination does not hold), ``not_in_hand`` (a drop of a piece the mover does not hold),
     ``no_previous_move`` (``same`` without ``to`` and no previous move).
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> parse_jkf_move(Position(), '{"to":{"x":5,"y":5},"piece":"KA","color":0}')
     Traceback (most recent call last):
     ...
-    core.notation.errors.NotationError: {"to":{"x":5,"y":5},"piece":"KA","color":0}: not_in_hand: black has no KA (bishop) in hand
+    kifudb.core.notation.errors.NotationError: {"to":{"x":5,"y":5},"piece":"KA","color":0}: not_in_hand: black has no KA (bishop) in hand
     >>> parse_jkf_move(Position(), {"from": {"x": 3, "y": 3}, "to": {"x": 3, "y": 4}, "piece": "FU", "color": 1}).usi()
     Traceback (most recent call last):
     ...
-    core.notation.errors.NotationError: {"color":1,"from":{"x":3,"y":3},"piece":"FU","to":{"x":3,"y":4}}: wrong_turn: the move is White's, and Black is to move
+    kifudb.core.notation.errors.NotationError: {"color":1,"from":{"x":3,"y":3},"piece":"FU","to":{"x":3,"y":4}}: wrong_turn: the move is White's, and Black is to move
     """
     if isinstance(move_obj, str):
         text = move_obj
@@ -210,7 +210,7 @@ def jkf_move(position, move: Move, previous: Optional[Move] = None) -> dict:
     (when it lands where the previous move, ``position.last_move`` or ``previous``, did) and
     ``relative`` (when KI2 needs 右 左 直 上 引 寄 打 to tell the move apart; from ``ki2_move``).
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> jkf_move(Position(), Move.from_usi("7g7f"))
     {'color': 0, 'from': {'x': 7, 'y': 7}, 'to': {'x': 7, 'y': 6}, 'piece': 'FU'}
     >>> pos = Position.from_sfen("4k4/9/9/9/9/9/9/9/4K4 w s 1")

@@ -14,7 +14,7 @@ For gold, silver, knight and the promoted minors, 右 / 左 say on which side of
 the piece stood; for rook, bishop, dragon and horse (which can come from further away, and of
 which there are at most two) they say which of the candidates is further right / left.
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> pos = Position.from_sfen("4k4/9/9/9/9/9/9/9/3GKG3 b - 1")   # golds on 6i and 4i
     >>> ki2_move(pos, Move.from_usi("6i5h")), ki2_move(pos, Move.from_usi("4i5h"))
     ('▲５八金左', '▲５八金右')
@@ -23,7 +23,7 @@ which there are at most two) they say which of the candidates is further right /
     >>> parse_ki2_move(pos, "５八金")
     Traceback (most recent call last):
     ...
-    core.notation.errors.NotationError: ５八金: ambiguous_move: ５八金 matches 2 moves: 4i5h, 6i5h
+    kifudb.core.notation.errors.NotationError: ５八金: ambiguous_move: ５八金 matches 2 moves: 4i5h, 6i5h
 
 ``parse_ki2_move`` considers the pieces whose move fits the board (path clear, no capture of its
 own piece), applies the modifiers, and only if several remain keeps the legal ones. The move it
@@ -34,12 +34,12 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.move import Move
-from core.pieces import (BLACK, LANCE, BISHOP, ROOK, HORSE, DRAGON, HAND_TYPES, KANJI,
+from kifudb.core.move import Move
+from kifudb.core.pieces import (BLACK, LANCE, BISHOP, ROOK, HORSE, DRAGON, HAND_TYPES, KANJI,
                          FILE_DIGITS_FULL, RANK_KANJI, COLOUR_NAMES)
-from core.notation._common import reaching, may_promote, board_move_legal, drop_of, resolve
-from core.notation._japanese import tokens, destination, check_mark
-from core.notation.errors import NotationError
+from kifudb.core.notation._common import reaching, may_promote, board_move_legal, drop_of, resolve
+from kifudb.core.notation._japanese import tokens, destination, check_mark
+from kifudb.core.notation.errors import NotationError
 
 #: Kinds whose 右/左 compare the candidates with one another (the others: with the destination).
 _RANGED = frozenset((LANCE, BISHOP, ROOK, HORSE, DRAGON))

@@ -3,7 +3,7 @@
 A KIF move names the destination (or 同, the previous move's destination), the piece as it stands
 before the move, 成 / 不成 / 打, and the from-square in brackets::
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> pos = Position()
     >>> parse_kif_move(pos, "７六歩(77)   ( 0:16/00:00:16)")
     Move.from_usi('7g7f')
@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from typing import Final, Optional
 
-from core.move import Move
-from core.pieces import KANJI, FILE_DIGITS_FULL, RANK_KANJI, square_name
-from core.notation._common import bounded_store, drop_of
-from core.position import piece_name
-from core.notation._japanese import tokens, destination, check_mark
-from core.notation.errors import NotationError
+from kifudb.core.move import Move
+from kifudb.core.pieces import KANJI, FILE_DIGITS_FULL, RANK_KANJI, square_name
+from kifudb.core.notation._common import bounded_store, drop_of
+from kifudb.core.position import piece_name
+from kifudb.core.notation._japanese import tokens, destination, check_mark
+from kifudb.core.notation.errors import NotationError
 
 #: text -> (from-square, piece type, Move) of a board move whose text names both squares
 _BOARD_MOVES: Final[dict] = {}

@@ -13,7 +13,7 @@ are checked when played.
 
 from __future__ import annotations
 
-from core.position import STARTING_SFEN, SfenError
+from kifudb.core.position import STARTING_SFEN, SfenError
 
 
 def parse_position_line(text: str):

@@ -5,7 +5,7 @@ another piece of the same kind could legally move to the same square, ``-`` for 
 a capture, ``*`` for a drop, the destination (file digit, rank letter a-i: 1a is the top right
 corner as Black sees it), then ``+`` (promotes) or ``=`` (could promote, does not)::
 
-    >>> from core.position import Position
+    >>> from kifudb.core.position import Position
     >>> pos = Position()
     >>> parse_western_move(pos, "P-7f"), western_move(pos, Move.from_usi("7g7f"))
     (Move.from_usi('7g7f'), 'P-7f')
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import re
 
-from core.move import Move
-from core.pieces import WESTERN_LETTERS, HORSE, DRAGON, square_name
-from core.notation._common import (reaching, may_promote, board_move_legal, drop_of,
+from kifudb.core.move import Move
+from kifudb.core.pieces import WESTERN_LETTERS, HORSE, DRAGON, square_name
+from kifudb.core.notation._common import (reaching, may_promote, board_move_legal, drop_of,
                                    bounded_store, resolve)
-from core.notation.errors import NotationError
+from kifudb.core.notation.errors import NotationError
 
 _LETTER_TYPES = {letter: t for t, letter in enumerate(WESTERN_LETTERS) if letter}
 _LETTER_TYPES.update({"D": DRAGON, "H": HORSE})

@@ -15,11 +15,11 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from core.move import Move
-from core.notation._japanese import tokens
-from core.notation.csa import _tokens as csa_tokens
-from core.notation.jkf import _square
-from core.pieces import square_name
+from kifudb.core.move import Move
+from kifudb.core.notation._japanese import tokens
+from kifudb.core.notation.csa import _tokens as csa_tokens
+from kifudb.core.notation.jkf import _square
+from kifudb.core.pieces import square_name
 
 
 def written_destination(notation: str, text, previous: Optional[str] = None) -> Optional[str]:

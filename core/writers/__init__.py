@@ -5,7 +5,7 @@ KIF and CSA texts declare: ``utf-8`` by default, ``cp932`` for old Windows tools
 ``write_games`` puts several games in one text where the format allows it (CSA's ``/``, one USI
 line each), and ``left_out`` says what a format cannot hold of a game::
 
-    >>> from core.kifu import Kifu, KifuMove, KifuVariation
+    >>> from kifudb.core.kifu import Kifu, KifuMove, KifuVariation
     >>> kifu = Kifu(moves=[KifuMove("7g7f", 3)], variations=[KifuVariation(1, [KifuMove("2g2f")])])
     >>> print(write(kifu, "usi"), end="")
     position startpos moves 7g7f
@@ -20,13 +20,13 @@ line each), and ``left_out`` says what a format cannot hold of a game::
 
 from __future__ import annotations
 
-from core.kifu import Kifu, ending_word
-from core.writers._common import headers_in, left_out_headers, summary
-from core.writers.csa import write_csa
-from core.writers.jkf import write_jkf
-from core.writers.ki2 import write_ki2
-from core.writers.kif import write_kif
-from core.writers.usi import NOTED_HEADERS, write_usi
+from kifudb.core.kifu import Kifu, ending_word
+from kifudb.core.writers._common import headers_in, left_out_headers, summary
+from kifudb.core.writers.csa import write_csa
+from kifudb.core.writers.jkf import write_jkf
+from kifudb.core.writers.ki2 import write_ki2
+from kifudb.core.writers.kif import write_kif
+from kifudb.core.writers.usi import NOTED_HEADERS, write_usi
 
 __all__ = ["FORMATS", "EXTENSIONS", "MULTI_GAME", "MEDIA_TYPES", "write", "write_games",
            "left_out"]

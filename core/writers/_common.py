@@ -1,7 +1,7 @@
 """What the writers share: the lines of a ``Kifu`` replayed, the order KIF and KI2 write the
 variations in, the headers in each format's words, times, and KIF's ``まで…`` summary line.
 
-    >>> from core.kifu import Kifu, KifuMove, KifuVariation, KifuEnding
+    >>> from kifudb.core.kifu import Kifu, KifuMove, KifuVariation, KifuEnding
     >>> kifu = Kifu(moves=[KifuMove(u) for u in "7g7f 3c3d 2g2f".split()],
     ...             variations=[KifuVariation(2, [KifuMove("8c8d")]), KifuVariation(3, [KifuMove("6g6f")])],
     ...             ending=KifuEnding("投了", "black", "resign"))
@@ -20,10 +20,10 @@ from functools import lru_cache
 from typing import Optional
 from unicodedata import east_asian_width
 
-from core.handicap import EVEN
-from core.kifu import Kifu, ending_word
-from core.pieces import SIDE_KANJI
-from core.position import Position
+from kifudb.core.handicap import EVEN
+from kifudb.core.kifu import Kifu, ending_word
+from kifudb.core.pieces import SIDE_KANJI
+from kifudb.core.position import Position
 
 #: (KIF's key, CSA's key): the headers both formats name (JKF uses KIF's keys).
 HEADER_KEYS = (("先手", "N+"), ("後手", "N-"), ("下手", "N+"), ("上手", "N-"), ("棋戦", "$EVENT"),

@@ -2,8 +2,8 @@
 the start (``PI`` with the squares a handicap empties, or ``P1``–``P9`` and the hands), the side
 to move, the moves with ``T`` times and ``'`` comments, and the ``%`` ending::
 
-    >>> from core.kifu import Kifu, KifuMove, KifuEnding
-    >>> from core.handicap import handicap_sfen
+    >>> from kifudb.core.kifu import Kifu, KifuMove, KifuEnding
+    >>> from kifudb.core.handicap import handicap_sfen
     >>> kifu = Kifu(headers=[("下手", "A"), ("棋戦", "E")], start_sfen=handicap_sfen("香落ち"),
     ...             moves=[KifuMove("5a4b", 3, comments=["a king's move"]), KifuMove("7g7f", 2.5)],
     ...             ending=KifuEnding("投了", "black", "resign"))
@@ -28,11 +28,11 @@ are headers CSA has no name for.
 
 from __future__ import annotations
 
-from core.kifu import Kifu, ending_word
-from core.notation.csa import csa_move
-from core.pieces import BLACK, CSA_CODES, HAND_ORDER
-from core.position import Position
-from core.writers._common import (declared_encoding, headers_in, number, position_of,
+from kifudb.core.kifu import Kifu, ending_word
+from kifudb.core.notation.csa import csa_move
+from kifudb.core.pieces import BLACK, CSA_CODES, HAND_ORDER
+from kifudb.core.position import Position
+from kifudb.core.writers._common import (declared_encoding, headers_in, number, position_of,
                                   split_lines)
 
 __all__ = ["write_csa"]

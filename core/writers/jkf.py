@@ -4,7 +4,7 @@ first entry, then each move object (``core.notation.jkf``) with its ``time``, ``
 ``forks`` (the variations that replace it, each a list of entries), and the ``special`` that
 ends a line::
 
-    >>> from core.kifu import Kifu, KifuMove, KifuVariation, KifuEnding
+    >>> from kifudb.core.kifu import Kifu, KifuMove, KifuVariation, KifuEnding
     >>> kifu = Kifu(headers=[("先手", "A")], comments=["hello"],
     ...             moves=[KifuMove("7g7f", 12), KifuMove("3c3d")],
     ...             variations=[KifuVariation(2, [KifuMove("8c8d")], ending=KifuEnding("投了"))],
@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from typing import Optional
 
-from core.handicap import jkf_preset
-from core.kifu import Kifu, ending_word
-from core.notation.jkf import jkf_move
-from core.pieces import CSA_CODES, HAND_ORDER
-from core.writers._common import (children, ending_of, first_ply, headers_in, position_of,
+from kifudb.core.handicap import jkf_preset
+from kifudb.core.kifu import Kifu, ending_word
+from kifudb.core.notation.jkf import jkf_move
+from kifudb.core.pieces import CSA_CODES, HAND_ORDER
+from kifudb.core.writers._common import (children, ending_of, first_ply, headers_in, position_of,
                                   start_position, totals)
 
 __all__ = ["write_jkf", "jkf_data"]

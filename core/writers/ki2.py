@@ -3,7 +3,7 @@ from-squares, six a line, each with the fewest of 右 左 直 上 引 寄 打 th
 (``core.notation.ki2``), ``*`` comments, the ``まで…`` line, and a ``変化：N手`` block for every
 variation. KI2 has no times::
 
-    >>> from core.kifu import Kifu, KifuMove, KifuEnding
+    >>> from kifudb.core.kifu import Kifu, KifuMove, KifuEnding
     >>> kifu = Kifu(moves=[KifuMove(u) for u in "7g7f 3c3d 8h2b+ 3a2b".split()],
     ...             ending=KifuEnding("中断"))
     >>> print(write_ki2(kifu))
@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.kifu import Kifu
-from core.notation.ki2 import ki2_move
-from core.writers._common import (first_ply, padded, split_lines, start_position, summary,
+from kifudb.core.kifu import Kifu
+from kifudb.core.notation.ki2 import ki2_move
+from kifudb.core.writers._common import (first_ply, padded, split_lines, start_position, summary,
                                   variation_order)
-from core.writers.kif import head_lines
+from kifudb.core.writers.kif import head_lines
 
 __all__ = ["write_ki2"]
 

@@ -3,7 +3,7 @@ for any other start), numbered moves with their times ``( 0:10/00:00:10)``, ``*`
 ``&`` bookmarks, the ending line and ``まで…``, then a ``変化：N手`` block for every variation
 (a ``+`` after a move says that one branches there)::
 
-    >>> from core.kifu import Kifu, KifuMove, KifuVariation, KifuEnding
+    >>> from kifudb.core.kifu import Kifu, KifuMove, KifuVariation, KifuEnding
     >>> kifu = Kifu(headers=[("先手", "A"), ("後手", "B")],
     ...             moves=[KifuMove("7g7f", 2), KifuMove("3c3d", 5, comments=["good"])],
     ...             variations=[KifuVariation(2, [KifuMove("8c8d", 1)])],
@@ -29,10 +29,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from core.kifu import Kifu, ending_word
-from core.notation.bod import bod_text
-from core.notation.kif import kif_move
-from core.writers._common import (clock, declared_encoding, ending_of, first_ply, headers_in,
+from kifudb.core.kifu import Kifu, ending_word
+from kifudb.core.notation.bod import bod_text
+from kifudb.core.notation.kif import kif_move
+from kifudb.core.writers._common import (clock, declared_encoding, ending_of, first_ply, headers_in,
                                   padded, split_lines, start_position, summary, totals,
                                   variation_order)
 

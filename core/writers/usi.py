@@ -4,7 +4,7 @@ moves …``, the main line only, and the ending's terminal word after the moves 
 above it (notes, which ``ingest.usi_file`` keeps as the game's comment) say the players, the
 event and the date::
 
-    >>> from core.kifu import Kifu, KifuMove, KifuEnding
+    >>> from kifudb.core.kifu import Kifu, KifuMove, KifuEnding
     >>> kifu = Kifu(headers=[("先手", "A"), ("後手", "B")], moves=[KifuMove("7g7f")],
     ...             ending=KifuEnding("%TORYO", "black", "resign"))
     >>> print(write_usi(kifu))
@@ -16,9 +16,9 @@ event and the date::
 
 from __future__ import annotations
 
-from core.kifu import Kifu, ending_word
-from core.notation.usi import position_line
-from core.writers._common import headers_in, position_of
+from kifudb.core.kifu import Kifu, ending_word
+from kifudb.core.notation.usi import position_line
+from kifudb.core.writers._common import headers_in, position_of
 
 __all__ = ["write_usi", "NOTED_HEADERS"]
 

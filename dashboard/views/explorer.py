@@ -19,13 +19,13 @@ from html import escape
 import polars as pl
 import streamlit as st
 
-from analytics import position_history as history, queries
-from analytics.results import Results
-from core.handicap import EVEN, HANDICAPS
-from dashboard import board, display, filters, nav, position_form
-from dashboard.downloads import games_download
-from dashboard.games_table import games_table
-from dashboard.state import require_store, stored
+from kifudb.analytics import position_history as history, queries
+from kifudb.analytics.results import Results
+from kifudb.core.handicap import EVEN, HANDICAPS
+from kifudb.dashboard import board, display, filters, nav, position_form
+from kifudb.dashboard.downloads import games_download
+from kifudb.dashboard.games_table import games_table
+from kifudb.dashboard.state import require_store, stored
 
 # the position is given as its SFEN: plain text, for the cache
 explore = stored(queries.explore)

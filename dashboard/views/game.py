@@ -24,17 +24,17 @@ from collections import defaultdict
 import polars as pl
 import streamlit as st
 
-from analytics import export, novelty, stats
-from core.handicap import handicap_name
-from core.notation.bod import bod_text
-from core.position import STARTING_SFEN, Position
-from core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES
-from analytics import game_record as stored_game
-from dashboard import board, display, evaluation_chart, nav
-from dashboard.games_table import games_table
-from dashboard.position_form import MAX_GAME, whole_number
-from dashboard.state import require_store, stored
-from dashboard.tables import CLICK, picked
+from kifudb.analytics import export, novelty, stats
+from kifudb.core.handicap import handicap_name
+from kifudb.core.notation.bod import bod_text
+from kifudb.core.position import STARTING_SFEN, Position
+from kifudb.core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES
+from kifudb.analytics import game_record as stored_game
+from kifudb.dashboard import board, display, evaluation_chart, nav
+from kifudb.dashboard.games_table import games_table
+from kifudb.dashboard.position_form import MAX_GAME, whole_number
+from kifudb.dashboard.state import require_store, stored
+from kifudb.dashboard.tables import CLICK, picked
 
 game_record = stored(stored_game.game_record)
 latest_games = stored(stats.games)

@@ -10,12 +10,12 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from analytics import stats
-from analytics.filters import GameFilter
-from dashboard import board, charts, display, filters, nav
-from dashboard.games_table import games_table
-from dashboard.tables import CLICK, picked_in
-from dashboard.state import require_store, stored
+from kifudb.analytics import stats
+from kifudb.analytics.filters import GameFilter
+from kifudb.dashboard import board, charts, display, filters, nav
+from kifudb.dashboard.games_table import games_table
+from kifudb.dashboard.tables import CLICK, picked_in
+from kifudb.dashboard.state import require_store, stored
 
 label_frequencies = stored(stats.label_frequencies)
 win_rates = stored(stats.win_rates)

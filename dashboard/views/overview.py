@@ -7,12 +7,12 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from analytics import queries, stats
-from analytics.results import Results
-from core.position import Position
-from dashboard import board, display, nav
-from dashboard.state import require_store, stored
-from dashboard.tables import CLICK, picked
+from kifudb.analytics import queries, stats
+from kifudb.analytics.results import Results
+from kifudb.core.position import Position
+from kifudb.dashboard import board, display, nav
+from kifudb.dashboard.state import require_store, stored
+from kifudb.dashboard.tables import CLICK, picked
 
 overview = stored(stats.overview)
 label_frequencies = stored(stats.label_frequencies)

@@ -11,13 +11,13 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from analytics import elo, stats
-from analytics.filters import GameFilter
-from dashboard import board, display, filters, nav
-from dashboard.downloads import games_download
-from dashboard.games_table import games_table
-from dashboard.tables import CLICK, picked, picked_in
-from dashboard.state import require_store, stored
+from kifudb.analytics import elo, stats
+from kifudb.analytics.filters import GameFilter
+from kifudb.dashboard import board, display, filters, nav
+from kifudb.dashboard.downloads import games_download
+from kifudb.dashboard.games_table import games_table
+from kifudb.dashboard.tables import CLICK, picked, picked_in
+from kifudb.dashboard.state import require_store, stored
 
 players = stored(stats.players)
 computed_ratings = stored(elo.ratings)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from analytics import stats
-from analytics.filters import GameFilter
-from dashboard import board, charts, display, filters
-from dashboard.games_table import games_table
-from dashboard.state import require_store, stored
-from dashboard.tables import CLICK, picked, select_row
+from kifudb.analytics import stats
+from kifudb.analytics.filters import GameFilter
+from kifudb.dashboard import board, charts, display, filters
+from kifudb.dashboard.games_table import games_table
+from kifudb.dashboard.state import require_store, stored
+from kifudb.dashboard.tables import CLICK, picked, select_row
 
 results = stored(stats.results)
 results_by_year = stored(stats.results_by_year)

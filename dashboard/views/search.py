@@ -11,12 +11,12 @@ import math
 
 import streamlit as st
 
-from analytics import queries
-from core.position import Position
-from dashboard import board, display, nav, position_form
-from dashboard.downloads import games_download
-from dashboard.games_table import games_table
-from dashboard.state import require_store, stored
+from kifudb.analytics import queries
+from kifudb.core.position import Position
+from kifudb.dashboard import board, display, nav, position_form
+from kifudb.dashboard.downloads import games_download
+from kifudb.dashboard.games_table import games_table
+from kifudb.dashboard.state import require_store, stored
 
 # the position is given as its SFEN: plain text, for the cache
 search = stored(queries.search)

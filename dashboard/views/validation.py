@@ -13,12 +13,12 @@ import os
 import polars as pl
 import streamlit as st
 
-from analytics import stats
-from core.position import Position
-from dashboard import board, nav
-from dashboard.tables import CLICK, picked, picked_in, select_row
-from dashboard.display import message, plain
-from dashboard.state import require_store, stored
+from kifudb.analytics import stats
+from kifudb.core.position import Position
+from kifudb.dashboard import board, nav
+from kifudb.dashboard.tables import CLICK, picked, picked_in, select_row
+from kifudb.dashboard.display import message, plain
+from kifudb.dashboard.state import require_store, stored
 
 finding_counts = stored(stats.finding_counts)
 findings = stored(stats.findings)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import click
 
-from ingest.pipeline import FileGames, read_file, read_files
-from ingest.record import ERROR
+from kifudb.ingest.pipeline import FileGames, read_file, read_files
+from kifudb.ingest.record import ERROR
 from kifudb.output import (PathNames, json_text, plural, printable, progress_option,
                            wants_progress)
-from kifudb.paths import given_files
-from labels.classify import definitions_version
+from kifudb.cli.paths import given_files
+from kifudb.labels.classify import definitions_version
 
 SIDE_MARKS = {"black": "▲", "white": "△"}
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import plural, printable
-from kifudb.store_cli import _guard, _open_store, _store_option, game_filter, game_filter_options
+from kifudb.cli.store import _guard, _open_store, _store_option, game_filter, game_filter_options
 
 __all__ = ["book"]
 
@@ -30,7 +30,7 @@ __all__ = ["book"]
 @_guard
 def book(store_dir: Path, output: Path, min_games: int, max_ply, **options) -> None:
     """Write an opening book (YaneuraOu's #YANEURAOU-DB2016 format) of the moves played."""
-    from analytics.book import write_book
+    from kifudb.analytics.book import write_book
 
     filters = game_filter(options)
     store = _open_store(store_dir)

@@ -17,8 +17,8 @@ import os
 
 import click
 
-from ingest.read import record_files
-from ingest.sniff import EXTENSIONS
+from kifudb.ingest.read import record_files
+from kifudb.ingest.sniff import EXTENSIONS
 from kifudb.output import printable
 
 __all__ = ["given_files"]

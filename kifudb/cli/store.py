@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 import click
 
 from kifudb.output import PathNames, csv_text, json_text, plural, printable
-from store import DEFAULT_STORE
+from kifudb.store import DEFAULT_STORE
 
 if TYPE_CHECKING:
-    from analytics.filters import GameFilter
-    from store.folder import Store
+    from kifudb.analytics.filters import GameFilter
+    from kifudb.store.folder import Store
 
 __all__ = ["search", "explore", "sql"]
 
@@ -69,7 +69,7 @@ def game_filter_options(command=None, *, taken: tuple = ()):
     explorer's and the statistics' ``GameFilter``; see ``game_filter``). The flags of ``taken``
     are left out (``kifudb export`` names its format with ``--to``: its last date is only
     ``--until``)."""
-    from analytics.filter_options import OPTIONS
+    from kifudb.analytics.filter_options import OPTIONS
 
     if command is None:
         return lambda command: game_filter_options(command, taken=taken)
@@ -83,8 +83,8 @@ def game_filter_options(command=None, *, taken: tuple = ()):
 def game_filter(options: dict) -> GameFilter:
     """The ``GameFilter`` of the ``game_filter_options``, taken out of ``options`` (a command's
     keyword arguments); a bad value raises ``analytics.filters.FilterError`` (a ValueError)."""
-    from analytics.filter_options import OPTIONS
-    from analytics.filters import from_options
+    from kifudb.analytics.filter_options import OPTIONS
+    from kifudb.analytics.filters import from_options
 
     return from_options({option.name: options.pop(option.name) for option in OPTIONS})
 
@@ -109,7 +109,7 @@ def _position_options(command):
 
 
 def _open_store(store_dir: Path) -> Store:
-    from store.folder import Store  # DuckDB loads only for the commands that need the store
+    from kifudb.store.folder import Store  # DuckDB loads only for the commands that need the store
     store = Store(store_dir)
     if not store.manifest_path.exists():
         raise click.ClickException(f"no store at {printable(store.root)}: run 'kifudb ingest "
@@ -125,7 +125,7 @@ def _read_diagram(path: str) -> str:
     """The text of the ``--diagram`` file (``-``: standard input), read as
     ``analytics.position_input.read_diagram_file`` reads it: a regular file of at most 64 KB
     (``/dev/zero`` or a folder is refused, not swallowed)."""
-    from analytics.position_input import read_diagram_file
+    from kifudb.analytics.position_input import read_diagram_file
 
     source = click.open_file("-", "rb") if path == "-" else path
     try:
@@ -136,7 +136,7 @@ def _read_diagram(path: str) -> str:
 
 def _position(store: Store, sfen, moves, start, diagram, game_id, ply, default=None):
     """The Position the options describe (exactly one way), or ``default``."""
-    from analytics import position_input as given
+    from kifudb.analytics import position_input as given
 
     chosen = [name for name, value in (("--sfen", sfen), ("--moves", moves),
                                        ("--diagram", diagram), ("--game", game_id))
@@ -193,9 +193,9 @@ def _guard(function):
 def store_failure(error: BaseException, root, check: bool | None = None) -> str | None:
     """What to tell the user of an error raised while reading the store at ``root`` (the one
     wording of ``store.diagnose``), or None if it is not the store's."""
-    if "store.folder" not in sys.modules:  # no store was opened: not a store problem
+    if "kifudb.store.folder" not in sys.modules:  # no store was opened: not a store problem
         return None
-    from store.diagnose import diagnose
+    from kifudb.store.diagnose import diagnose
 
     return diagnose(error, root, check)
 
@@ -291,7 +291,7 @@ def _describe(position) -> dict:
 @_guard
 def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, store_dir):
     """Every game and ply where a position occurred, newest games first."""
-    from analytics import queries
+    from kifudb.analytics import queries
 
     store = _open_store(store_dir)
     position = _position(store, sfen, moves, start, diagram, game_id, ply)
@@ -341,10 +341,10 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, outpu
             **options):
     """The moves played next in a position (the start of the --handicap, else the even start,
     by default): games, results, latest date. Counts are games (a repetition counts once)."""
-    from analytics import queries
-    from analytics.filters import FilterError
-    from core.position import STARTING_SFEN
-    from core.position import Position
+    from kifudb.analytics import queries
+    from kifudb.analytics.filters import FilterError
+    from kifudb.core.position import STARTING_SFEN
+    from kifudb.core.position import Position
 
     store = _open_store(store_dir)
     try:
@@ -360,7 +360,7 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, outpu
     found = queries.explore(store, position, filters=filters, min_count=min_count)
     months = None
     if history:
-        from analytics.position_history import position_history
+        from kifudb.analytics.position_history import position_history
 
         months = position_history(store, position, filters=filters)
     if output == "json":
@@ -426,7 +426,7 @@ def _echo_history(months: list) -> None:
 def sql(query, limit, output, timeout, memory_limit, store_dir):
     """Run one read-only SQL query (SELECT, WITH, DESCRIBE, SHOW, SUMMARIZE) on the store's
     views: games, sources, moves, positions, findings, files (and *_all with retired rows)."""
-    from store.sql import SqlError, run_sql
+    from kifudb.store.sql import SqlError, run_sql
 
     store = _open_store(store_dir)
     limits = {k: v for k, v in (("timeout", timeout), ("memory_limit", memory_limit))

@@ -2,7 +2,7 @@
 
 The replay is ``kifudb validate``'s (``ingest.validate``); this module only words its result::
 
-    >>> from ingest.usi_file import read_usi
+    >>> from kifudb.ingest.usi_file import read_usi
     >>> [record] = read_usi("sfen 4k4/9/4P4/9/9/9/9/9/4K4 b P 1 moves P*5d\\n")
     >>> report = replay_report(record)
     >>> report.moves, report.verdict
@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.handicap import handicap_name
-from core.impasse import declaration, king_entered
-from core.outcome import Winner
-from ingest.record import ERROR
-from ingest.validate import validate_record
+from kifudb.core.handicap import handicap_name
+from kifudb.core.impasse import declaration, king_entered
+from kifudb.core.outcome import Winner
+from kifudb.ingest.record import ERROR
+from kifudb.ingest.validate import validate_record
 from kifudb.output import plural, printable
 
 
@@ -49,7 +49,7 @@ def render_report(path, report: ReplayReport) -> str:
     """The lines ``kifudb replay`` prints for one game (no newline at the end); the file name
     and what comes from the record are ``printable``.
 
-    >>> from ingest.usi_file import read_usi
+    >>> from kifudb.ingest.usi_file import read_usi
     >>> [record] = read_usi("# \\x1b[2Jhi\\nstartpos moves 7g7f\\n")
     >>> print(render_report("a.usi", replay_report(record)).splitlines()[0])
     a.usi:2  \\x1b[2Jhi

@@ -16,7 +16,7 @@ import io
 from collections import Counter
 from typing import Iterable, Iterator
 
-from ingest.pipeline import FileGames, StoredGame, read_file, read_files
+from kifudb.ingest.pipeline import FileGames, StoredGame, read_file, read_files
 from kifudb.output import CSV_BOM, PathNames, csv_text, json_text, plural, printable
 
 
@@ -245,7 +245,7 @@ _PLURALS = {"info": "info"}
 
 def _board(sfen: str, ply: int) -> str:
     """The board where a game's replay stopped, as inline SVG (the page stays self-contained)."""
-    from core.position import Position, SfenError
+    from kifudb.core.position import Position, SfenError
     try:
         picture = Position.from_sfen(sfen).svg(size=300, last_move=False)
     except SfenError:

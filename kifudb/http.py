@@ -58,18 +58,18 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from analytics import position_input
-from analytics import stats as _stats
-from analytics.filters import OPTIONS, FilterError, FilterOption, GameFilter, from_options
-from analytics.position_games import position_games
-from analytics.queries import explore as _explore
-from analytics.queries import occurrences as _occurrences
-from analytics.queries import search as _search
-from analytics.results import Results
-from core.position import Position
-from kifudb.database import explorer_move, stored_game
+from kifudb.analytics import position_input
+from kifudb.analytics import stats as _stats
+from kifudb.analytics.filters import OPTIONS, FilterError, FilterOption, GameFilter, from_options
+from kifudb.analytics.position_games import position_games
+from kifudb.analytics.queries import explore as _explore
+from kifudb.analytics.queries import occurrences as _occurrences
+from kifudb.analytics.queries import search as _search
+from kifudb.analytics.results import Results
+from kifudb.core.position import Position
+from kifudb.api import explorer_move, stored_game
 from kifudb.output import json_text
-from store.folder import Store
+from kifudb.store.folder import Store
 
 __all__ = ["app", "ApiError", "MAX_LIMIT", "DEFAULT_TIMEOUT", "WORKERS"]
 
@@ -86,7 +86,7 @@ WORKERS = 16
 #: Answers kept per commit (``Answers``): the popular positions of an explorer, the statistics.
 CACHED_ANSWERS = 4096
 
-log = logging.getLogger("kifudb.serve")
+log = logging.getLogger("kifudb.http")
 
 
 class ApiError(Exception):
@@ -361,7 +361,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
             return JsonAnswer(found)
         if isinstance(found, ApiError):
             raise found
-        from core.writers import EXTENSIONS, MEDIA_TYPES
+        from kifudb.core.writers import EXTENSIONS, MEDIA_TYPES
 
         name = f"kifudb-{game_id}{EXTENSIONS[format]}"
         return Response(found.encode("utf-8"), media_type=MEDIA_TYPES[format],
@@ -483,7 +483,7 @@ def _refusal(error: Exception, root) -> ApiError:
     another version: ``store.diagnose``'s wording) is a 503, a value an ``analytics`` check
     refused a 400; anything else is a 500 that says no more than the error's type (the server's
     log has the traceback)."""
-    from store.diagnose import diagnose
+    from kifudb.store.diagnose import diagnose
 
     if isinstance(error, ApiError):
         return error
@@ -558,13 +558,13 @@ def _findings(store, code, severity, path, offset: int, limit: int) -> dict:
 
 
 def _novelties(store, **arguments) -> list:
-    from analytics.novelty import novelties
+    from kifudb.analytics.novelty import novelties
 
     return novelties(store, **arguments)
 
 
 def _twins(store, min_moves: int) -> list:
-    from analytics.twins import twins
+    from kifudb.analytics.twins import twins
 
     found = twins(store, min_moves=min_moves)
     for twin in found:
@@ -574,7 +574,7 @@ def _twins(store, min_moves: int) -> list:
 
 
 def _suggestions(store) -> list:
-    from analytics.players import suggestions
+    from kifudb.analytics.players import suggestions
 
     return suggestions(store)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import plural, printable
-from kifudb.store_cli import (_guard, _open_store, _position, _position_options, _store_option,
+from kifudb.cli.store import (_guard, _open_store, _position, _position_options, _store_option,
                               game_filter, game_filter_options)
 
 __all__ = ["convert", "export"]
@@ -50,7 +50,7 @@ def _written(kifu, fmt: str, encoding: str) -> bytes:
     """The bytes of ``kifu`` in ``fmt``; ``ValueError`` saying why it cannot be written (a
     character the encoding lacks, a line that breaks the rules, a bug of kifudb's: one game's
     failure never stops the others)."""
-    from core.writers import write
+    from kifudb.core.writers import write
 
     try:
         return _encoded(write(kifu, fmt, encoding), encoding)
@@ -85,7 +85,7 @@ class _Tally:
         click.echo(f"{printable(where)}: not written: {printable(why)}", err=True)
 
     def wrote(self, kifu, fmt: str, dropped_variations: int = 0) -> None:
-        from core.writers import left_out
+        from kifudb.core.writers import left_out
 
         self.written += 1
         said_out = left_out(kifu, fmt) + (["variations"] if dropped_variations else [])
@@ -119,7 +119,7 @@ class _Tally:
 
 
 def _write(path: Path, data: bytes) -> None:
-    from analytics.checks import whole_file
+    from kifudb.analytics.checks import whole_file
 
     path.parent.mkdir(parents=True, exist_ok=True)
     with whole_file(path) as stream:
@@ -133,7 +133,7 @@ def _bases(arguments) -> list:
     """``(file, folder its output path is relative to)`` for the record files of ``arguments``:
     a folder given is mirrored, a file given goes to the output folder itself, a pattern's
     files keep their place below the pattern's first folder."""
-    from ingest.read import record_files
+    from kifudb.ingest.read import record_files
 
     out, seen = [], set()
     for argument in map(str, arguments):
@@ -167,9 +167,9 @@ def convert(paths, fmt: str, output: Path, encoding: str) -> None:
     """Write every game of PATHS (files, folders, globs) in another format: one file per game,
     named after its source file (and its number in the file when it holds several), the
     folders given mirrored under OUTPUT."""
-    from core.writers import EXTENSIONS
-    from ingest.kifu import read_kifus
-    from kifudb.paths import given_files
+    from kifudb.core.writers import EXTENSIONS
+    from kifudb.ingest.kifu import read_kifus
+    from kifudb.cli.paths import given_files
 
     given_files(paths)  # a path that names nothing stops here
     tally, names = _Tally(), set()
@@ -251,7 +251,7 @@ def _export_training(store, fmt, output: Path, filters, position, min_ply, dedup
                                f"…), not a position")
     if output.is_dir():
         raise click.UsageError(f"--to {fmt} writes one file: {output} is a folder")
-    from analytics.training import write_training
+    from kifudb.analytics.training import write_training
 
     done = write_training(store, output, fmt, filters=filters, min_ply=min_ply, dedupe=dedupe)
     click.echo(f"{plural(done['records'], 'record')} ({done['bytes']:,} bytes) from "
@@ -262,8 +262,8 @@ def _export_training(store, fmt, output: Path, filters, position, min_ply, dedup
 
 
 def _export_records(store, fmt, output: Path, encoding, filters, position):
-    from analytics.export import chosen_games, record_file_name, stored_kifus
-    from core.writers import EXTENSIONS, MULTI_GAME, write_games
+    from kifudb.analytics.export import chosen_games, record_file_name, stored_kifus
+    from kifudb.core.writers import EXTENSIONS, MULTI_GAME, write_games
 
     one_file = output.suffix.lower() == EXTENSIONS[fmt] and not output.is_dir()
     if one_file and fmt not in MULTI_GAME:

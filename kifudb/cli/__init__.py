@@ -26,21 +26,21 @@ from pathlib import Path
 
 import click
 
-from core import Position, SfenError, perft as count_perft
-from ingest.usi_file import read_usi
+from kifudb.core import Position, SfenError, perft as count_perft
+from kifudb.ingest.usi_file import read_usi
 from kifudb.output import PathNames, plural, printable, progress_option, wants_progress
-from kifudb.paths import given_files
-from kifudb.ports import port_problem
-from kifudb.replay import render_report, replay_report
-from kifudb.book_cli import book
-from kifudb.classify_cli import classify
-from kifudb.export_cli import convert, export
-from kifudb.game_cli import game
-from kifudb.players_cli import players
-from kifudb.twins_cli import twins
-from kifudb.serve_cli import serve
-from kifudb.stats_cli import relabel, stats
-from kifudb.store_cli import _open_store, explore, search, sql, store_failure
+from kifudb.cli.paths import given_files
+from kifudb.cli.ports import port_problem
+from kifudb.cli.replay import render_report, replay_report
+from kifudb.cli.book import book
+from kifudb.cli.classify import classify
+from kifudb.cli.export import convert, export
+from kifudb.cli.game import game
+from kifudb.cli.players import players
+from kifudb.cli.twins import twins
+from kifudb.cli.serve import serve
+from kifudb.cli.stats import relabel, stats
+from kifudb.cli.store import _open_store, explore, search, sql, store_failure
 
 
 def _position(sfen: str) -> Position:
@@ -74,7 +74,7 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
     import platform
     from importlib.metadata import version
 
-    from core._native import status
+    from kifudb.core._native import status
 
     click.echo(f"kifudb {version('kifudb')} (Python {platform.python_version()}); "
                f"engine {status()}")
@@ -95,7 +95,7 @@ def replay(paths, quiet: bool) -> None:
     """Replay games written as USI lines and report each: moves, final position, verdict."""
     games = moves = illegal = 0
     started = time.perf_counter()
-    from ingest.read import MAX_BYTES
+    from kifudb.ingest.read import MAX_BYTES
 
     for path in paths:
         try:  # as the record readers do: no device, pipe or giant file is read whole
@@ -137,9 +137,9 @@ def replay(paths, quiet: bool) -> None:
 @progress_option
 def ingest(paths, store_dir, jobs: int, cluster, compact, progress) -> None:
     """Read, validate and store every game of PATHS (files, folders, globs)."""
-    from store import DEFAULT_STORE
-    from store.folder import Store
-    from store.writer import ingest_paths
+    from kifudb.store import DEFAULT_STORE
+    from kifudb.store.folder import Store
+    from kifudb.store.writer import ingest_paths
 
     store = Store(store_dir or DEFAULT_STORE)
     given_files(paths, skip=[store.root])  # a path that names nothing stops here
@@ -194,8 +194,8 @@ def ingest_summary(report, elapsed: float, had_games: bool = True) -> str:
 def check(store_dir, repair: bool) -> None:
     """Verify every file of the store against its manifest; exit status 1 if it is damaged
     (and not repaired)."""
-    from store import DEFAULT_STORE
-    from store.check import check_store, render, repair_store
+    from kifudb.store import DEFAULT_STORE
+    from kifudb.store.check import check_store, render, repair_store
 
     root = Path(store_dir or DEFAULT_STORE)
     report = repair_store(root) if repair else check_store(root)
@@ -216,18 +216,22 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     """Start the dashboard (Streamlit) on a store, and print its address."""
     import os
 
-    from store import DEFAULT_STORE
+    from kifudb.store import DEFAULT_STORE
 
     store = _open_store(store_dir or DEFAULT_STORE)
     busy = port_problem(address, port)
     if busy is not None:
         raise click.ClickException(f"cannot serve the dashboard on {address}:{port}: {busy} "
                                    f"(another dashboard?); choose another with --port")
-    app = Path(__file__).resolve().parent.parent / "dashboard" / "app.py"
+    from kifudb import dashboard as dashboard_package  # light: its modules load in Streamlit
+
+    app = Path(dashboard_package.__file__).resolve().parent / "app.py"
     click.echo(f"kifudb dashboard on {printable(store.root)}: http://{address}:{port}/  "
                f"(Ctrl-C stops it)")
     sys.stdout.flush()
-    command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.port", str(port),
+    # -P: the working directory is not put on sys.path (a folder there named like a module
+    # must not shadow it); app.py takes its own folder off
+    command = [sys.executable, "-P", "-m", "streamlit", "run", str(app), "--server.port", str(port),
                "--server.address", address, "--server.headless", str(headless).lower(),
                "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
                # an unforeseen error shows its type in the browser, not the server's paths
@@ -254,7 +258,7 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
 def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool,
              all_games: bool, progress) -> None:
     """Read every game of PATHS (files, folders, globs), replay it and report what is wrong."""
-    from kifudb.validate import render, validate_files
+    from kifudb.cli.validate import render, validate_files
 
     files = given_files(paths)
     names = PathNames(paths)
@@ -300,7 +304,7 @@ NOTATIONS = ("usi", "kif", "ki2", "csa", "western")
               help="Write the moves in this notation.")
 def moves(sfen: str, notation: str) -> None:
     """List the legal moves of a position, one a line."""
-    from core.notation import csa_move, ki2_move, kif_move, western_move
+    from kifudb.core.notation import csa_move, ki2_move, kif_move, western_move
 
     writers = {"usi": lambda p, m: m.usi(), "kif": kif_move, "ki2": ki2_move, "csa": csa_move,
                "western": western_move}
@@ -331,6 +335,3 @@ main.add_command(book)
 main.add_command(convert)
 main.add_command(export)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import PathNames, plural
-from kifudb.store_cli import _echo_json, _guard, _open_store, _store_option, _table
+from kifudb.cli.store import _echo_json, _guard, _open_store, _store_option, _table
 
 __all__ = ["twins"]
 
@@ -28,7 +28,7 @@ __all__ = ["twins"]
 def twins(min_moves: int, output: str, store_dir: Path) -> None:
     """List the probable twins: the same game under different metadata, or a prefix of
     another game. Nothing is merged."""
-    from analytics.twins import twins as find
+    from kifudb.analytics.twins import twins as find
 
     found = find(_open_store(store_dir), min_moves=min_moves)
     if output == "json":

@@ -26,7 +26,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import PathNames, plural, printable, wants_progress
-from kifudb.store_cli import (_echo_json, _guard, _open_store, _store_option, _table,
+from kifudb.cli.store import (_echo_json, _guard, _open_store, _store_option, _table,
                               game_filter, game_filter_options)
 
 __all__ = ["stats", "relabel"]
@@ -35,7 +35,7 @@ __all__ = ["stats", "relabel"]
 def _stats():
     """``analytics.stats``, imported when a command runs (it loads DuckDB and SQLAlchemy,
     which the other kifudb commands do not need)."""
-    from analytics import stats
+    from kifudb.analytics import stats
 
     return stats
 
@@ -241,7 +241,7 @@ def player(store_dir: Path, output: str, name: str, against, rating: bool, **kwa
         return
     data = _stats().player_summary(store, name, filters=filters)
     if data is not None and rating:
-        from analytics.elo import player_rating
+        from kifudb.analytics.elo import player_rating
 
         data["computed_rating"] = player_rating(store, data["player"], filters=filters)
     if data is None:
@@ -281,7 +281,7 @@ def player(store_dir: Path, output: str, name: str, against, rating: bool, **kwa
 def novelties(store_dir: Path, output: str, limit: int, **kwargs) -> None:
     """The novelty of the latest dated games: the first ply whose position no earlier game
     reached, and how many earlier games reached the position before it."""
-    from analytics.novelty import novelties as latest
+    from kifudb.analytics.novelty import novelties as latest
 
     data = latest(_open_store(store_dir), limit=limit, filters=game_filter(kwargs))
     _show(output, data, ["game", "date", "▲ black", "△ white", "ply", "move", "earlier games"],
@@ -335,7 +335,7 @@ def findings(store_dir: Path, output: str, code, severity, path_part, limit: int
 @_guard
 def relabel(store_dir: Path, progress) -> None:
     """Label every stored game again with the current castle and opening definitions."""
-    from store.relabel import relabel as relabel_store
+    from kifudb.store.relabel import relabel as relabel_store
 
     store = _open_store(store_dir)
     report = relabel_store(store, progress=wants_progress(progress))

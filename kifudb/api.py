@@ -42,14 +42,14 @@ from typing import NamedTuple, Optional, Union
 
 import polars as pl
 
-from analytics import game_record as _game_record
-from analytics import position_input, queries
-from analytics import stats as _stats
-from analytics.filters import GameFilter
-from core.position import Position
-from store.engine import as_store
-from store.folder import Store
-from store.sql import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, run_sql  # duckdb: loaded already
+from kifudb.analytics import game_record as _game_record
+from kifudb.analytics import position_input, queries
+from kifudb.analytics import stats as _stats
+from kifudb.analytics.filters import GameFilter
+from kifudb.core.position import Position
+from kifudb.store.engine import as_store
+from kifudb.store.folder import Store
+from kifudb.store.sql import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, run_sql  # duckdb: loaded already
 
 __all__ = ["Database", "Game", "Stats", "open_database", "position_of", "frame", "game_filter"]
 
@@ -323,7 +323,7 @@ class Game:
         >>> db.game(1).evaluations().columns[:4]
         ['ply', 'score', 'score_black', 'mate']
         """
-        from analytics.queries import EVALUATION
+        from kifudb.analytics.queries import EVALUATION
 
         names = ["ply", *EVALUATION]
         return frame([{"ply": m.ply, **m.evaluation} for m in self.moves
@@ -345,7 +345,7 @@ class Game:
         ...
         ValueError: game 13 cannot be written as a record: move 3 '8h2a+' could not be played when the game was read ('kifudb validate' says why); a record holds legal moves only
         """
-        from core.writers import write
+        from kifudb.core.writers import write
 
         if self.kifu is None:
             raise ValueError(f"game {self.id} cannot be written as a record: {self.unwritable}")
@@ -495,7 +495,7 @@ class Database:
         >>> db.twins(min_moves=1).filter(twin=1).select("kind", "game", "moves").rows()
         [('prefix', 1, 181), ('prefix', 13, 2)]
         """
-        from analytics.twins import twins
+        from kifudb.analytics.twins import twins
 
         rows = [{"twin": number, "kind": twin["kind"],
                  **{k: v for k, v in game.items() if k not in ("black_player", "white_player")},
@@ -540,7 +540,7 @@ class Database:
         >>> db.sql("DELETE FROM games")
         Traceback (most recent call last):
         ...
-        store.sql.SqlError: DELETE statements are not allowed: only a single read-only query is allowed (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE)
+        kifudb.store.sql.SqlError: DELETE statements are not allowed: only a single read-only query is allowed (SELECT, WITH, FROM, VALUES, DESCRIBE, SHOW, SUMMARIZE)
         """
         result = run_sql(self._store, text, limit=limit, timeout=timeout,
                          memory_limit=memory_limit)
@@ -555,8 +555,8 @@ class Database:
 
 def stored_game(store, game_id: int) -> Game:
     """Game ``game_id`` of ``store`` as a ``Game``; ``KeyError`` for an unknown game."""
-    from analytics.export import stored_kifu
-    from core.kifu import UnwritableGame
+    from kifudb.analytics.export import stored_kifu
+    from kifudb.core.kifu import UnwritableGame
 
     record = _game_record.game_record(store, game_id)
     if record is None:
@@ -756,7 +756,7 @@ class Stats:
         >>> db.stats.player_spellings().filter(name="藤井聡太").row(0)
         ('藤井聡太', 1, ['藤井聡太王位'])
         """
-        from analytics.players import spellings
+        from kifudb.analytics.players import spellings
 
         return frame(spellings(self._store, limit=limit), COLUMNS["player_spellings"], _NAMES)
 
@@ -768,7 +768,7 @@ class Stats:
         >>> db.stats.player_suggestions().columns
         ['written', 'games', 'undated', 'candidates', 'reason']
         """
-        from analytics.players import suggestions
+        from kifudb.analytics.players import suggestions
 
         return frame(suggestions(self._store), COLUMNS["player_suggestions"],
                      {"undated": pl.Int64, **_NAMES})
@@ -786,7 +786,7 @@ class Stats:
         >>> db.stats.novelties(player="藤井聡太").select("game", "ply", "earlier_games").rows()
         [(3, 1, 12)]
         """
-        from analytics.novelty import novelties
+        from kifudb.analytics.novelty import novelties
 
         rows = novelties(self._store, limit=limit, offset=offset,
                          filters=game_filter(filters, **fields))
@@ -799,7 +799,7 @@ class Stats:
         >>> db.stats.novelty(3), db.stats.novelty(13)
         ({'ply': 1, 'earlier_games': 12}, None)
         """
-        from analytics.novelty import game_novelty
+        from kifudb.analytics.novelty import game_novelty
 
         return game_novelty(self._store, game)
 

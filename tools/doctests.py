@@ -1,4 +1,10 @@
-"""The doctests of compiled modules, run against the compiled module (a pytest plugin).
+"""The doctests of the ``kifudb`` package, imported by their import names (a pytest plugin).
+
+The project card's folders (``core/``, ``ingest/`` …) are subpackages of ``kifudb``
+(``[tool.setuptools.package-dir]`` in ``pyproject.toml``), so pytest's own doctest collector,
+which names a module by its folders (``core.game``), would import a second copy of each module
+under a name that is not installed. Here each file of those folders is imported as
+``kifudb.core.game``, the module everything else uses.
 
 A module compiled by mypyc keeps no docstrings, so ``--doctest-modules`` finds nothing in it.
 For each source of ``core._native.COMPILED`` whose module loaded compiled, this collector takes
@@ -12,14 +18,40 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
+import tomllib
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from _pytest.doctest import DoctestItem, DoctestModule, _get_checker, _get_runner, get_optionflags
 
-from core import _native
+from kifudb.core import _native
 
-_SOURCES = {(_native.ROOT / path).resolve(): _native.module_name(path) for path in _native.COMPILED}
+ROOT = Path(__file__).resolve().parent.parent
+#: folder -> import name, as ``pyproject.toml`` maps them (``core`` -> ``kifudb.core``)
+PACKAGE_DIRS = {(ROOT / folder).resolve(): name for name, folder in tomllib.loads(
+    (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"].items()}
+_COMPILED = {(_native.ROOT / path).resolve() for path in _native.COMPILED}
+
+
+def import_name(path: Path) -> Optional[str]:
+    """The import name of a source file of the package (``core/game.py`` ->
+    ``kifudb.core.game``), or None for a file outside it."""
+    path = path.resolve()
+    for folder, name in PACKAGE_DIRS.items():
+        if path.is_relative_to(folder):
+            parts = list(path.relative_to(folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            return ".".join([name, *parts])
+    return None
+
+
+class PackageDoctests(DoctestModule):
+    """The doctests of one module of the package, imported by its import name."""
+
+    def _getobj(self):
+        return importlib.import_module(import_name(self.path))
 
 
 def _docstrings(tree: ast.Module, prefix: str):
@@ -47,7 +79,7 @@ class CompiledDoctests(pytest.File):
     """The doctests of one compiled module's source."""
 
     def collect(self):
-        name = _SOURCES[self.path.resolve()]
+        name = import_name(self.path)
         module = importlib.import_module(name)
         tree = ast.parse(self.path.read_text(encoding="utf-8"))
         parser = doctest.DocTestParser()
@@ -63,10 +95,12 @@ class CompiledDoctests(pytest.File):
 @pytest.hookimpl(wrapper=True)
 def pytest_collect_file(file_path: Path, parent):
     collected = yield
-    name = _SOURCES.get(file_path.resolve())
+    name = import_name(file_path) if file_path.suffix == ".py" else None
     if name is None or not parent.config.getoption("doctestmodules"):
         return collected
-    if not _native.is_compiled(importlib.import_module(name)):
-        return collected
     kept = [c for c in collected if not isinstance(c, DoctestModule)]
-    return kept + [CompiledDoctests.from_parent(parent, path=file_path)]
+    if len(kept) == len(collected):  # not a doctest module (``__main__.py``, a Streamlit page)
+        return collected
+    if file_path.resolve() in _COMPILED and _native.is_compiled(importlib.import_module(name)):
+        return kept + [CompiledDoctests.from_parent(parent, path=file_path)]
+    return kept + [PackageDoctests.from_parent(parent, path=file_path)]

@@ -1,4 +1,4 @@
-"""``kifudb serve``: the HTTP JSON API (``kifudb.serve``) on uvicorn, read-only, on one store.
+"""``kifudb serve``: the HTTP JSON API (``kifudb.http``) on uvicorn, read-only, on one store.
 
     kifudb serve [--store DIR] [--host 127.0.0.1] [--port 8080] [--timeout 10]
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import click
 
 from kifudb.output import printable
-from kifudb.ports import port_problem
-from kifudb.store_cli import _open_store, _store_option
+from kifudb.cli.ports import port_problem
+from kifudb.cli.store import _open_store, _store_option
 
 __all__ = ["serve"]
 
@@ -38,7 +38,7 @@ def serve(store_dir: Path, host: str, port: int, timeout: float) -> None:
                                    f"with --port")
     import uvicorn
 
-    from kifudb.serve import app
+    from kifudb.http import app
 
     api = app(store.root, timeout=timeout)
     shown = f"[{host}]" if ":" in host else host

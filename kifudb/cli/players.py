@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import plural
-from kifudb.store_cli import _echo_json, _guard, _open_store, _store_option, _table
+from kifudb.cli.store import _echo_json, _guard, _open_store, _store_option, _table
 
 __all__ = ["players"]
 
@@ -30,7 +30,7 @@ __all__ = ["players"]
 @_guard
 def players(suggest: bool, limit: int, output: str, store_dir: Path) -> None:
     """The players by canonical name, with every spelling found in the records."""
-    from analytics import players as names
+    from kifudb.analytics import players as names
 
     store = _open_store(store_dir)
     if suggest:

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import PathNames, plural, printable
-from kifudb.store_cli import _echo_json, _guard, _open_store, _result, _store_option, _table
+from kifudb.cli.store import _echo_json, _guard, _open_store, _result, _store_option, _table
 
 __all__ = ["game"]
 
@@ -56,9 +56,9 @@ def _novelty_line(novelty, moves: list, date) -> str:
 @_guard
 def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
     """One stored game: headers, labels, moves with times and comments, variations."""
-    from analytics import stats
-    from analytics.game_record import game_record, score_text, variation_lines
-    from analytics.novelty import game_novelty
+    from kifudb.analytics import stats
+    from kifudb.analytics.game_record import game_record, score_text, variation_lines
+    from kifudb.analytics.novelty import game_novelty
 
     store = _open_store(store_dir)
     record = game_record(store, game_id)
