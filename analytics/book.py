@@ -24,7 +24,7 @@ smallest move number it was reached at, and its moves by count then value, most 
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> path = os.path.join(folder, "book.db")
     >>> write_book(folder, path, max_ply=2, min_games=3)
-    {'positions': 2, 'moves': 2, 'games': 13}
+    {'positions': 2, 'moves': 2, 'games': 13, 'replaced': False}
     >>> print(open(path, encoding="ascii").read(), end="")
     #YANEURAOU-DB2016 1.00
     sfen lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2
@@ -43,6 +43,7 @@ from collections import Counter
 from typing import Optional
 
 from kifudb.analytics import checks
+from kifudb.analytics.files import OutputFile
 from kifudb.analytics.filters import GameFilter
 from kifudb.analytics.played import engine_score, played_games
 from kifudb.core.move import Move
@@ -125,15 +126,18 @@ def _collect(store, filters: GameFilter, min_games: int, max_ply: Optional[int])
 
 
 def write_book(store, output, *, filters: GameFilter = GameFilter(), min_games: int = 1,
-               max_ply: Optional[int] = None) -> dict:
-    """Write the book of the games of ``filters`` to the file ``output`` (replaced once
-    complete) and say its size: ``positions``, ``moves`` and ``games`` (that gave moves)."""
-    output = checks.output_file(output)
+               max_ply: Optional[int] = None, overwrite: bool = True) -> dict:
+    """Write the book of the games of ``filters`` to the file ``output``, made whole
+    (``analytics.files``; a file there is replaced once complete if ``overwrite``, else
+    ``OutputRefused`` before the work), and say its size: ``positions``, ``moves`` and
+    ``games`` (that gave moves), and whether a file was ``replaced``."""
+    out = OutputFile(checks.output_file(output), overwrite=overwrite)
+    out.check()
     entries, games = _collect(store, filters, min_games, max_ply)
-    with checks.whole_file(output, "w", encoding="ascii", newline="\n") as stream:
+    with out.stream("w", encoding="ascii", newline="\n") as stream:
         stream.write(HEADER + "\n")
         for sfen, lines in entries:
             stream.write(f"sfen {sfen}\n")
             stream.writelines(f"{m} {p} {v} {d} {c}\n" for m, p, v, d, c in lines)
     return {"positions": len(entries), "moves": sum(len(lines) for _, lines in entries),
-            "games": games}
+            "games": games, "replaced": bool(out.replaced)}

@@ -14,9 +14,7 @@ text of dates in answers.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
-import os
 from pathlib import Path
 from typing import Optional
 
@@ -76,28 +74,6 @@ def output_file(value) -> Path:
     if output.is_dir():
         raise ValueError(f"cannot write {output}: it is a folder")
     return output
-
-
-@contextlib.contextmanager
-def whole_file(path: Path, mode: str = "wb", **options):
-    r"""Write ``path`` whole or not at all: the block writes to the stream of ``path.part``,
-    which replaces ``path`` when the block ends, and is removed if it fails::
-
-        >>> import tempfile
-        >>> target = Path(tempfile.mkdtemp()) / "book.db"
-        >>> with whole_file(target, "w", encoding="ascii") as stream:
-        ...     _ = stream.write("#YANEURAOU-DB2016 1.00\n")
-        >>> target.read_text(), sorted(p.name for p in target.parent.iterdir())
-        ('#YANEURAOU-DB2016 1.00\n', ['book.db'])
-    """
-    partial = path.with_name(path.name + ".part")
-    try:
-        with open(partial, mode, **options) as stream:
-            yield stream
-        os.replace(partial, path)
-    finally:
-        if partial.exists():
-            partial.unlink()
 
 
 def iso(value) -> Optional[str]:

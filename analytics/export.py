@@ -44,6 +44,7 @@ from typing import Iterator, NamedTuple, Optional
 import sqlalchemy as sa
 
 from kifudb.analytics import checks
+from kifudb.analytics.files import fitted_name
 from kifudb.analytics.filters import GameFilter
 from kifudb.analytics.queries import hit_keys
 from kifudb.core.kifu import Kifu, KifuEnding, KifuMove, KifuVariation, UnwritableGame
@@ -186,7 +187,8 @@ _UNSAFE_NAME = re.compile(r"[^\w.\-]+")
 
 def record_file_name(game: int, path: Optional[str], fmt: str) -> str:
     """The file name of stored game ``game`` written alone in ``fmt``: its id, then the stem of
-    its source file ``path`` (what file names cannot hold made ``_``, at most 80 characters)::
+    its source file ``path`` (what file names cannot hold made ``_``; a name too long cut by
+    ``analytics.files.fitted_name``)::
 
         >>> record_file_name(7, "records/羽生 vs 藤井?.kif", "csa")
         '7-羽生_vs_藤井_.csa'
@@ -195,8 +197,8 @@ def record_file_name(game: int, path: Optional[str], fmt: str) -> str:
     """
     from kifudb.core.writers import EXTENSIONS
 
-    stem = _UNSAFE_NAME.sub("_", PurePath(path or "game").stem)[:80]
-    return f"{game}-{stem}{EXTENSIONS[fmt]}"
+    stem = _UNSAFE_NAME.sub("_", PurePath(path or "game").stem)
+    return fitted_name(f"{game}-{stem}", EXTENSIONS[fmt])
 
 
 class Archive(NamedTuple):

@@ -394,19 +394,14 @@ def head_to_head(store, player: str, opponent: str, *,
 
 
 def finding_counts(store, by: str = "code", severity: Optional[str] = None,
-                   code: Optional[str] = None) -> list:
-    """Findings (of ``severity``, of ``code``: None, all) counted by ``code`` or by ``path``
-    (and severity): dicts of that column, ``severity`` and ``count``, most frequent first."""
+                   code: Optional[str] = None, path: Optional[str] = None) -> list:
+    """Findings (of ``severity``, of ``code``, of the files whose path holds ``path``: None,
+    all — as ``findings`` chooses them) counted by ``code`` or by ``path`` (and severity):
+    dicts of that column, ``severity`` and ``count``, most frequent first."""
     f = views.findings.c
     column = f[checks.choice(by, "by", ("code", "path"))]
-    conditions = []
-    if code is not None:
-        conditions.append(f.code == sa.bindparam("code", checks.name(code, "code")))
-    if severity is not None:
-        conditions.append(f.severity == sa.bindparam(
-            "severity", checks.choice(severity, "severity", _SEVERITIES)))
     return fetch(store, sa.select(column, f.severity, sa.func.count().label("count"))
-                 .where(*conditions).group_by(column, f.severity)
+                 .where(*_finding_conditions(code, severity, path)).group_by(column, f.severity)
                  .order_by(sa.desc("count"), column, f.severity))
 
 
@@ -415,6 +410,18 @@ def findings(store, code: Optional[str] = None, severity: Optional[str] = None,
     """The findings themselves (``path`` is a part of the file's path), by file, line and ply:
     dicts of ``game``, ``path``, ``index``, ``severity``, ``code``, ``line``, ``ply``, ``text``,
     ``message``."""
+    f = views.findings.c
+    return fetch(store, sa.select(f.game, f.path, f["index"], f.severity, f.code, f.line, f.ply,
+                                  f.text, f.message).where(*_finding_conditions(code, severity,
+                                                                                path))
+                 .order_by(f.path, f["index"].nulls_first(), f.line.nulls_first(), f.ply, f.code)
+                 .limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
+                 .offset(sa.bindparam("offset", checks.at_least(offset, "offset", 0))))
+
+
+def _finding_conditions(code: Optional[str], severity: Optional[str],
+                        path: Optional[str]) -> list:
+    """The conditions that choose the findings, the same for the counts and for the list."""
     f = views.findings.c
     conditions = []
     if code is not None:
@@ -425,8 +432,4 @@ def findings(store, code: Optional[str] = None, severity: Optional[str] = None,
     if path is not None:
         conditions.append(sa.func.contains(f.path, sa.bindparam("path",
                                                                checks.name(path, "path"))))
-    return fetch(store, sa.select(f.game, f.path, f["index"], f.severity, f.code, f.line, f.ply,
-                                  f.text, f.message).where(*conditions)
-                 .order_by(f.path, f["index"].nulls_first(), f.line.nulls_first(), f.ply, f.code)
-                 .limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
-                 .offset(sa.bindparam("offset", checks.at_least(offset, "offset", 0))))
+    return conditions

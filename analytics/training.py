@@ -56,6 +56,7 @@ import os
 import struct
 
 from kifudb.analytics import checks
+from kifudb.analytics.files import OutputFile
 from kifudb.analytics.filters import GameFilter
 from kifudb.analytics.played import engine_score, played_games
 from kifudb.core.move import Move
@@ -75,18 +76,21 @@ _HCPE_RESULT = {"black": 1, "white": 2, "draw": 0}
 
 
 def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(),
-                   min_ply: int = 0, dedupe: bool = False) -> dict:
-    """Write the training records of the games of ``filters`` to the file ``output`` (replaced
-    once complete) and say what was written: ``format``, ``records``, ``games`` (that gave
-    records), ``evaluated`` (records with a stored evaluation), ``duplicates`` (left out by
-    ``dedupe``), ``without_result`` and ``without_kings`` (games left out), ``bytes``."""
+                   min_ply: int = 0, dedupe: bool = False, overwrite: bool = True) -> dict:
+    """Write the training records of the games of ``filters`` to the file ``output``, made
+    whole (``analytics.files``; a file there is replaced once complete if ``overwrite``, else
+    ``OutputRefused`` before the work), and say what was written: ``format``, ``records``,
+    ``games`` (that gave records), ``evaluated`` (records with a stored evaluation),
+    ``duplicates`` (left out by ``dedupe``), ``without_result`` and ``without_kings`` (games
+    left out), ``bytes``, and whether a file was ``replaced``."""
     checks.choice(fmt, "format", FORMATS)
     checks.at_least(min_ply, "min_ply", 0)
-    output = checks.output_file(output)
+    out = OutputFile(checks.output_file(output), overwrite=overwrite)
+    out.check()
     summary = {"format": fmt, "records": 0, "games": 0, "evaluated": 0, "duplicates": 0,
                "without_result": 0, "without_kings": 0}
     seen: set = set()
-    with checks.whole_file(output) as stream:
+    with out.stream() as stream:
         for played in played_games(store, filters):
             if played.winner not in _HCPE_RESULT:
                 summary["without_result"] += 1
@@ -101,6 +105,7 @@ def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(
                 summary["records"] += len(records)
                 summary["games"] += 1
     summary["bytes"] = summary["records"] * RECORD_SIZE[fmt]
+    summary["replaced"] = bool(out.replaced)
     return summary
 
 

@@ -27,7 +27,7 @@ from bench.interpreted import compiled
 from kifudb.core import _native
 from kifudb.ingest.pipeline import read_data
 from kifudb.ingest.read import record_files
-from kifudb.cli.validate import validate_files
+from kifudb.cli_validate import validate_files
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"

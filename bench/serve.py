@@ -23,7 +23,14 @@ its own, on the same machine (two cores here: the client's CPU competes with the
     python -m bench.serve STORE_FOLDER [--requests 400]
 
 The targets (issue 14): ``/explore`` at 8 clients p50 < 20 ms and p99 < 100 ms; no error under
-32 clients. The table is printed by ``table``:
+32 clients.
+
+The flood (issue 26), ``python -m bench.serve STORE_FOLDER --flood [--seconds 20]``: 40 clients
+ask expensive questions without pause (``/stats/novelties?limit=500&offset=N``, each a new
+page; told to wait by a 503 ``busy``'s ``Retry-After``, they wait) while one client asks cheap ones (``/search`` of positions of stored games, each asked
+once); the cheap requests' p99 idle and during the flood, the answers by status, and the
+server's threads, memory (RSS) and CPU seconds, sampled during the flood and in the 5 s after
+it (work that goes on once its answer was a 503). The table is printed by ``table``:
 
 >>> print(table([{"endpoint": "/explore", "clients": 8, "requests": 400, "errors": 0,
 ...               "rps": 512.3, "p50_ms": 14.2, "p99_ms": 41.0}]))
@@ -94,17 +101,17 @@ def random_positions(store_dir, count: int = 200, seed: int = 14) -> list:
     return [sfen + " 1" for sfen, _ in pick_positions(load_games(corpus), seed, count)]
 
 
-def start_server(store_dir) -> tuple:
-    """``kifudb serve`` on ``store_dir`` on a free port: ``(process, base URL)`` once it
-    answers ``/health``."""
+def start_server(store_dir, *options: str) -> tuple:
+    """``kifudb serve`` on ``store_dir`` (with ``options``) on a free port: ``(process, base
+    URL)`` once it answers ``/health``."""
     import httpx2
 
     from bench.browser import free_port
 
     port = free_port()
     server = subprocess.Popen([str(KIFUDB), "serve", "--store", str(store_dir), "--port",
-                               str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, cwd=ROOT)
+                               str(port), *options], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 300
     while True:
@@ -192,6 +199,134 @@ def run_serve(store_dir, requests: int = 400) -> dict:
             "targets": targets}
 
 
+def process_figures(pid: int) -> dict:
+    """The ``threads``, resident memory (``rss_mb``) and CPU seconds (``cpu_s``) of process
+    ``pid`` (from ``/proc``)."""
+    import os
+
+    status = Path(f"/proc/{pid}/status").read_text()
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return {"threads": int(fields["Threads"]), "rss_mb": int(fields["VmRSS"].split()[0]) / 1024,
+            "cpu_s": (int(stat[11]) + int(stat[12])) / ticks}
+
+
+def cheap_positions(store_dir, count: int, seed: int = 26) -> list:
+    """SFENs of ``count`` seeded random positions of stored games (any ply)."""
+    import random
+
+    from kifudb.analytics import stats
+    from kifudb.api import stored_game
+
+    rng = random.Random(seed)
+    chosen = stats.games(store_dir, limit=10 ** 6)
+    found = []
+    while len(found) < count:  # 20 a game: reading a game costs more than a search
+        sfens = stored_game(store_dir, rng.choice(chosen)["game"]).as_dict()["sfens"]
+        found += rng.sample(sfens, min(20, len(sfens)))
+    rng.shuffle(found)
+    return found[:count]
+
+
+def _status(what: str, answer) -> str:
+    """How an answer is counted: ``novelties 200``, ``search 503 busy`` (its error code), a
+    503 ``busy`` without ``Retry-After`` as ``… busy NO Retry-After``."""
+    if answer.status_code == 200:
+        return f"{what} 200"
+    try:
+        code = answer.json()["error"]["code"]
+    except (ValueError, KeyError, TypeError):
+        code = "?"
+    missing = " NO Retry-After" if code == "busy" and "retry-after" not in answer.headers else ""
+    return f"{what} {answer.status_code} {code}{missing}"
+
+
+async def flood(base: str, pid: int, cheap: list, seconds: float, clients: int) -> dict:
+    """``clients`` clients asking novelties pages for ``seconds`` while one asks ``/search``
+    of the ``cheap`` positions in turn; the figures (the server is process ``pid``)."""
+    import httpx2
+
+    latencies, statuses, samples, stop = [], {}, [], asyncio.Event()
+    limits = httpx2.Limits(max_connections=clients + 1, max_keepalive_connections=clients + 1)
+    async with httpx2.AsyncClient(base_url=base, timeout=120, limits=limits) as http:
+
+        async def expensive(number: int):
+            page = 0
+            while not stop.is_set():
+                offset = number * 200 + page  # every page a new question
+                page += 1
+                try:
+                    answer = await http.get("/stats/novelties", params={"limit": 500,
+                                                                        "offset": offset})
+                    status = _status("novelties", answer)
+                except httpx2.HTTPError as error:
+                    answer, status = None, f"novelties {type(error).__name__}"
+                statuses[status] = statuses.get(status, 0) + 1
+                wait = answer is not None and answer.headers.get("retry-after")
+                if wait and wait.isdigit():  # as a client that is told to wait does
+                    await asyncio.sleep(min(float(wait), max(0.0, deadline - time.monotonic())))
+
+        async def searches():
+            for sfen in cheap:
+                if stop.is_set():
+                    return
+                started = time.perf_counter()
+                try:
+                    answer = await http.get("/search", params={"sfen": sfen, "limit": 20})
+                    status = _status("search", answer)
+                except httpx2.HTTPError as error:
+                    status = f"search {type(error).__name__}"
+                latencies.append((time.perf_counter() - started) * 1000)
+                statuses[status] = statuses.get(status, 0) + 1
+
+        async def sampler():
+            while not stop.is_set():
+                samples.append(process_figures(pid))
+                await asyncio.sleep(0.1)
+
+        async def timer():
+            await asyncio.sleep(seconds)
+            stop.set()
+
+        deadline = time.monotonic() + seconds
+
+        await asyncio.gather(timer(), sampler(), searches(),
+                             *(expensive(i) for i in range(clients)))
+    ended = process_figures(pid)
+    await asyncio.sleep(5)
+    after = process_figures(pid)
+    return {"search_requests": len(latencies), "threads_at_end": ended["threads"],
+            "search_p50_ms": round(statistics.median(latencies), 1),
+            "search_p99_ms": round(_percentile(latencies, 0.99), 1),
+            "search_max_ms": round(max(latencies), 1), "statuses": statuses,
+            "max_threads": max(s["threads"] for s in samples),
+            "max_rss_mb": round(max(s["rss_mb"] for s in samples)),
+            "cpu_s_in_5s_after": round(after["cpu_s"] - ended["cpu_s"], 2),
+            "threads_5s_after": after["threads"]}
+
+
+def run_flood(store_dir, seconds: float = 20.0, clients: int = 40, idle: int = 100) -> dict:
+    """``kifudb serve`` on ``store_dir``: the p99 of ``idle`` cheap searches alone, then of
+    cheap searches during a flood of ``clients`` expensive clients (``flood``)."""
+    store_dir = Path(store_dir).resolve()
+    cheap = cheap_positions(store_dir, idle + 2000)
+    server, base = start_server(store_dir)
+    try:
+        started = process_figures(server.pid)
+        alone = asyncio.run(_load(base, "/search", [{"sfen": s, "limit": 20}
+                                                    for s in cheap[:idle]], 1, idle,
+                                  warm_up=False))
+        flooded = asyncio.run(flood(base, server.pid, cheap[idle:], seconds, clients))
+    finally:
+        server.terminate()
+        server.communicate(timeout=60)
+    return {"idle": {"search_p50_ms": round(alone["p50_ms"], 1),
+                     "search_p99_ms": round(alone["p99_ms"], 1),
+                     "threads": started["threads"], "rss_mb": round(started["rss_mb"])},
+            "flood": {"clients": clients, "seconds": seconds, **flooded}}
+
+
 def run_scales(scales=("100k",), requests: int = 400) -> dict:
     """The load benchmark on the stores of ``bench/results`` (built when missing)."""
     from bench.store import stores_at
@@ -210,8 +345,15 @@ def main(argv=None) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("store", type=Path, help="the store folder")
     parser.add_argument("--requests", type=int, default=400, help="requests a run")
+    parser.add_argument("--flood", action="store_true",
+                        help="cheap requests during a flood of expensive ones instead")
+    parser.add_argument("--seconds", type=float, default=20.0, help="the flood's length")
+    parser.add_argument("--clients", type=int, default=40, help="the flood's clients")
     args = parser.parse_args(argv)
-    run_serve(args.store, args.requests)
+    if args.flood:
+        print(json.dumps(run_flood(args.store, args.seconds, args.clients), indent=1))
+    else:
+        run_serve(args.store, args.requests)
     return 0
 
 

@@ -66,7 +66,11 @@ class Game:
         self.moves: list[Move] = []
         self.keys = [self.position.key()]
         self.checks = [self.position.is_check()]
-        self._seen = {self.keys[0]: 1}  # key -> how many times the position occurred
+        #: ``_previous[i]``: the ply before ``i`` at which the position after ``i`` plies
+        #: occurred (-1: none), so that repetitions are counted and listed from the position
+        #: back, not by scanning the game; ``_last``: key -> the last ply it occurred at
+        self._previous: list[int] = [-1]
+        self._last: dict[int, int] = {self.keys[0]: 0}
         self.ending: Optional[Ending] = None
 
     @property
@@ -95,13 +99,24 @@ class Game:
         self.checks.append(position.push_and_check(move))
         self.moves.append(move)
         key = position.key()
+        ply = len(self.keys)
         self.keys.append(key)
-        seen = self._seen
-        count = seen.get(key, 0) + 1
-        seen[key] = count
-        if count == 4 and self.ending is None:
+        last = self._last
+        before = last.get(key, -1)
+        last[key] = ply
+        self._previous.append(before)
+        if before >= 0 and self.ending is None and self._times_seen(ply) == 4:
             self.ending = self._repetition(self.occurrences())
         return None
+
+    def _times_seen(self, ply: int) -> int:
+        """How many times the position after ``ply`` occurred up to then, counted up to 5."""
+        previous = self._previous
+        count, at = 1, previous[ply]
+        while at >= 0 and count < 5:
+            count += 1
+            at = previous[at]
+        return count
 
     def branch(self, ply: int, position: Position) -> "Game":
         """A new game that shares this one's first ``ply`` moves and goes on from ``position``
@@ -117,6 +132,9 @@ class Game:
             >>> v = g.branch(2, after_two.position)
             >>> v.play_usi("8h2b+"), v.ply, v.keys[:3] == g.keys[:3], g.ply
             (None, 3, True, 3)
+
+        It copies the history (time and memory grow with ``ply``): to try many variations of
+        a long game, branch once and ``rewind`` the branch to each one's start.
         """
         game = Game.__new__(Game)
         game.position = position.copy(last_move=True)
@@ -124,12 +142,48 @@ class Game:
         game.moves = self.moves[:ply]
         game.keys = self.keys[:ply + 1]
         game.checks = self.checks[:ply + 1]
-        seen: dict = {}
-        for key in game.keys:
-            seen[key] = seen.get(key, 0) + 1
-        game._seen = seen
+        game._previous = self._previous[:ply + 1]
+        if ply >= self.ply:
+            game._last = dict(self._last)
+        else:
+            game._last = {key: at for at, key in enumerate(game.keys)}  # the last one wins
         game.ending = self.ending if self.ending is not None and self.ending.ply <= ply else None
         return game
+
+    def rewind(self, ply: int, position: Position) -> None:
+        """Take back the moves after the first ``ply`` and go on from ``position`` (the
+        position after them, which the caller kept; copied): the game is then what
+        ``branch(ply, position)`` of it would have been, in time and memory that grow with the
+        moves taken back only. Repetitions counted and an ending after ``ply`` are undone::
+
+            >>> g = Game()
+            >>> for usi in "2h5h 5a4b 5h2h 4b5a 2h5h 5a4b 5h2h 4b5a 2h5h 5a4b 5h2h 4b5a".split():
+            ...     g.play_usi(usi)
+            >>> kept = Game()
+            >>> for usi in "2h5h 5a4b 5h2h 4b5a 2h5h 5a4b 5h2h 4b5a".split():
+            ...     kept.play_usi(usi)
+            >>> g.rewind(8, kept.position)
+            >>> g.ply, g.ending, g.occurrences()
+            (8, None, [0, 4, 8])
+            >>> g.play_usi("2h6h"), g.ending
+            (None, None)
+        """
+        if not 0 <= ply <= self.ply:
+            raise ValueError(f"cannot rewind a game of {self.ply} moves to ply {ply}")
+        moves, keys, checks, previous, last = (self.moves, self.keys, self.checks,
+                                               self._previous, self._last)
+        while len(moves) > ply:
+            moves.pop()
+            checks.pop()
+            key = keys.pop()
+            before = previous.pop()
+            if before >= 0:
+                last[key] = before
+            else:
+                del last[key]
+        self.position = position.copy(last_move=True)
+        if self.ending is not None and self.ending.ply > ply:
+            self.ending = None
 
     def play_usi(self, text: str) -> Optional[IllegalMove]:
         """``play`` a move given as USI text (``ValueError`` if the text is not USI)."""
@@ -137,9 +191,15 @@ class Game:
 
     def occurrences(self, ply: Optional[int] = None) -> list:
         """The plies at which the position after ``ply`` (default: the current one) occurred."""
-        last = self.ply if ply is None else ply
-        key = self.keys[last]
-        return [p for p, k in enumerate(self.keys[:last + 1]) if k == key]
+        at = self.ply if ply is None else ply
+        if not 0 <= at <= self.ply:
+            raise IndexError(f"no ply {ply} in a game of {self.ply} moves")
+        plies = []
+        while at >= 0:
+            plies.append(at)
+            at = self._previous[at]
+        plies.reverse()
+        return plies
 
     def _mover(self, ply: int) -> int:
         """The colour that played move number ``ply`` (1-based)."""

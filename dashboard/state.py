@@ -92,7 +92,8 @@ def failure(error: BaseException) -> str | None:
 
 @st.cache_data(show_spinner="Checking the store's files…", max_entries=8)
 def _checked(root: str, stamp) -> str | None:
-    """``store.diagnose.first_damage``, once per commit: it reads every file whole."""
+    """``store.diagnose.first_damage``, once per commit: it verifies every file's digest (and
+    reads whole the files of batches written before digests)."""
     return first_damage(root)
 
 

@@ -71,12 +71,16 @@ def read_move(notation: str, position: Position, text: str) -> Move:
 class LineReplay:
     """How far one line (the main line or a variation) replayed, and what stopped it."""
 
+    #: the game the line was played in (a variation's is shared with the other variations and
+    #: rewound for the next one: ``own_moves`` are the line's own moves)
     game: Optional[Game]
     first_illegal_ply: Optional[int] = None
     illegal_code: Optional[str] = None
     findings: list = field(default_factory=list)
     #: ply -> the position before that ply, where a variation branches off this line
     branches: dict = field(default_factory=dict)
+    #: the moves of the line that replayed legally, from its first ply on
+    own_moves: list = field(default_factory=list)
 
 
 @dataclass
@@ -125,8 +129,8 @@ def replay_line(start: Union[Game, str], moves: list, first_ply: int = 1,
     of ``moves``. The position before each
     ply of ``branch_plies`` (where variations branch off this line) is kept in
     ``LineReplay.branches``, so that each variation starts from it without replaying the line:
-    each move of a record is played once, however many variations it has (a variation's start
-    copies the history of the line it branches from, ``Game.branch``)."""
+    each move of a record is played once, however many variations it has (``validate_record``
+    plays the variations in one game, rewound to each one's branch point: ``Game.rewind``)."""
     if isinstance(start, Game):
         game = start
     else:
@@ -138,6 +142,7 @@ def replay_line(start: Union[Game, str], moves: list, first_ply: int = 1,
                                        start_line)])
     result = LineReplay(game)
     position = game.position
+    played_before = game.ply
     wanted = set(branch_plies)
     record: MoveRecord
     for i, record in enumerate(moves):
@@ -161,6 +166,7 @@ def replay_line(start: Union[Game, str], moves: list, first_ply: int = 1,
     else:
         if wanted and first_ply + len(moves) in wanted:  # a variation of the last move
             result.branches[first_ply + len(moves)] = position.copy(last_move=True)
+    result.own_moves = game.moves[played_before:]
     if result.first_illegal_ply is not None:
         skipped = len(moves) - (result.first_illegal_ply - first_ply) - 1
         if skipped > 0:
@@ -233,24 +239,16 @@ def validate_record(record: GameRecord) -> ValidatedGame:
                                 record.moves[game.ending.ply].text))
     winner, reason, result_findings = settle(record.ending, game, main.first_illegal_ply is None)
     findings += result_findings
-    lines: dict[Optional[int], Optional[LineReplay]] = {None: main}
-    for index, variation in enumerate(record.variations):
-        findings.add_all(_replay_variation(index, variation, lines, branch_plies))
-    variations = [_replayed_moves(lines[i], v.start_ply) for i, v in enumerate(record.variations)]
+    variations = _replay_variations(record, main, branch_plies)
+    for variation_findings in variations.findings:
+        findings.add_all(variation_findings)
     usi = list(map(Move.usi, game.moves))
     return ValidatedGame(record, headers, game.start_sfen, game.ply, usi,
                          game.keys, main.first_illegal_ply, main.illegal_code,
                          game.position.sfen(), winner, reason,
                          fingerprint(game.start_sfen, usi, main.first_illegal_ply,
                                      _written_from(record, main.first_illegal_ply)),
-                         findings, game, variations)
-
-
-def _replayed_moves(line: Optional[LineReplay], start_ply: int) -> list:
-    """The moves of a variation that replayed (none when it was not replayed)."""
-    if line is None or line.game is None:
-        return []
-    return line.game.moves[start_ply - 1:]
+                         findings, game, variations.moves)
 
 
 def _written_from(record: GameRecord, ply):
@@ -275,20 +273,58 @@ def _branch_plies(record: GameRecord) -> dict:
     return plies
 
 
-def _replay_variation(index, variation, lines, branch_plies) -> list:
-    """Replay one variation from its branch point, kept by the replay of its parent line;
-    ``lines`` maps a line (None = main) to its ``LineReplay`` (None: not replayed)."""
-    parent = lines.get(variation.parent)
-    label = f"variation {index + 1} (from ply {variation.start_ply})"
-    at = parent.branches.get(variation.start_ply) if parent is not None else None
-    if at is None:
-        lines[index] = None
-        return [Finding(WARNING, "variation_not_replayed", f"{label} branches where its parent "
-                        f"line was not replayed", variation.line, variation.start_ply)]
-    start = parent.game.branch(variation.start_ply - 1, at)
-    result = replay_line(start, variation.moves, variation.start_ply,
-                         branch_plies.get(index, ()))
-    lines[index] = result
-    for finding in result.findings:
-        finding.message = f"in {label}: {finding.message}"
-    return result.findings
+@dataclass
+class _Variations:
+    """What the replay of a record's variations gave, each in the record's order: its moves
+    that replayed (``ValidatedGame.variations``) and its findings."""
+
+    moves: list
+    findings: list
+
+
+def _replay_variations(record: GameRecord, main: LineReplay, branch_plies: dict) -> _Variations:
+    """Replay every variation from its branch point, kept by the replay of its parent line
+    (``main``'s, or an earlier variation's). They are played in one game, a copy of the main
+    line's, depth first and from the latest branch point back, rewinding it to each one's start
+    (``Game.rewind``): a variation costs its own moves in time and memory, not the plies before
+    it, and repetitions still count every position from the start. A variation whose parent
+    line did not reach its branch point (or comes after it in the record) is not replayed."""
+    variations = record.variations
+    done = _Variations([[] for _ in variations], [None] * len(variations))
+    kids: dict = {}  # line -> its variations in the record's order (each after its parent)
+    for index, variation in enumerate(variations):
+        parent = variation.parent
+        if parent is None or 0 <= parent < index:
+            kids.setdefault(parent, []).append(index)
+    main_game = main.game
+    if main_game is not None and None in kids:
+        game = main_game.branch(main_game.ply, main_game.position)
+        # (line's branch points, a variation of it), the latest branch point on top
+        stack = [(main.branches, index) for index in _by_start(kids[None], variations)]
+        while stack:
+            branches, index = stack.pop()
+            variation = variations[index]
+            at = branches.get(variation.start_ply)
+            if at is None:
+                continue
+            game.rewind(variation.start_ply - 1, at)
+            line = replay_line(game, variation.moves, variation.start_ply,
+                               branch_plies.get(index, ()))
+            label = f"variation {index + 1} (from ply {variation.start_ply})"
+            for finding in line.findings:
+                finding.message = f"in {label}: {finding.message}"
+            done.moves[index], done.findings[index] = line.own_moves, line.findings
+            if index in kids:
+                stack += [(line.branches, child) for child in _by_start(kids[index], variations)]
+    for index, variation in enumerate(variations):
+        if done.findings[index] is None:
+            done.findings[index] = [Finding(
+                WARNING, "variation_not_replayed", f"variation {index + 1} (from ply "
+                f"{variation.start_ply}) branches where its parent line was not replayed",
+                variation.line, variation.start_ply)]
+    return done
+
+
+def _by_start(indexes: list, variations: list) -> list:
+    """Variations by the ply they start at, the latest last (the next one a stack gives)."""
+    return sorted(indexes, key=lambda index: variations[index].start_ply)

@@ -32,30 +32,46 @@ Bad input is a 4xx answer ``{"error": {"code", "message"}}`` saying what was wro
 traceback: 400 for a value the API cannot use (``bad_sfen``, ``bad_moves``, ``bad_filter``,
 ``bad_request``), 404 for what does not exist (``not_found``), 422 for a parameter of the
 wrong type or out of its range (``bad_parameter``: the framework's check, reshaped). A store
-that cannot answer is a 503 (``store_unavailable``, ``timeout``). No SQL is built from request
-text: every question goes through ``analytics`` (bound parameters only). Pages are bounded
-(``MAX_LIMIT`` rows); each question runs in a worker thread (at most ``WORKERS`` at a time)
-and is given up after ``timeout`` seconds. Each request reads the store's latest commit (the
-engine of ``store.engine`` is rebuilt when the manifest changes), so the server keeps
-answering while an ingest commits, and sees its games once it has; answers are kept until the
-next commit (``Answers``), so a popular position is computed once per commit.
+that cannot answer is a 503 (``store_unavailable``, ``timeout``), and so is a server too busy
+to take the question (``busy``, with ``Retry-After``). No SQL is built from request text:
+every question goes through ``analytics`` (bound parameters only). Pages are bounded
+(``MAX_LIMIT`` rows).
+
+Cheap questions keep answering under a flood of costly ones: each kind of question has its
+own worker threads and its own short queue (``Desk``): the lookups (``/health``,
+``/explore``, ``/search``, ``/game``) and the statistics (``/stats/…``, ``/twins``,
+``/players/suggest``). A question that finds its desk's queue full is a 503 ``busy`` at once;
+one not answered within ``timeout`` seconds (waiting included) is a 503, and its query is
+interrupted (``Ticket``: DuckDB's ``interrupt()`` on the connection running it), so no thread
+goes on working for an answer nobody waits for; its worker is taken until it has stopped,
+so the threads stay as many as the desks have. Each request reads the store's latest commit
+(the engine of ``store.engine`` is rebuilt when the manifest changes), so the server keeps
+answering while an ingest commits, and sees its games once it has; answers are kept, as JSON,
+until the next commit (``Answers``, up to ``CACHED_BYTES``), so a popular position is computed
+once per commit. ``server`` is the uvicorn server of ``kifudb serve``, whose connections must
+send their headers within a deadline (``guarded_protocol``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import inspect
 import json
 import logging
 import math
+import os
+import threading
+import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal, Optional
 
-import anyio
 from fastapi import Depends, FastAPI, Path as PathParam, Query, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kifudb.analytics import position_input
@@ -71,7 +87,8 @@ from kifudb.api import explorer_move, stored_game
 from kifudb.output import json_text
 from kifudb.store.folder import Store
 
-__all__ = ["app", "ApiError", "MAX_LIMIT", "DEFAULT_TIMEOUT", "WORKERS"]
+__all__ = ["app", "server", "ApiError", "Answers", "Desk", "MAX_LIMIT", "DEFAULT_TIMEOUT",
+           "LOOKUPS", "STATISTICS", "CACHED_BYTES", "HEADER_TIMEOUT", "MAX_CONNECTIONS"]
 
 #: The most rows a page holds (``limit``).
 MAX_LIMIT = 500
@@ -81,20 +98,53 @@ MAX_OFFSET = 1_000_000
 MAX_GAMES = 50
 #: Seconds a question may take before the answer is a 503 ``timeout``.
 DEFAULT_TIMEOUT = 10.0
-#: Questions answered at the same time (the store's engine keeps up to 20 connections).
-WORKERS = 16
-#: Answers kept per commit (``Answers``): the popular positions of an explorer, the statistics.
-CACHED_ANSWERS = 4096
+#: Worker threads and waiting places of each kind of question (``Desk``): the lookups (a
+#: position, a game) and the statistics (which read whole tables, and use every core while
+#: they do: two at a time on two cores made a search of 30 ms take 2 s). Together they take at
+#: most 9 of the 20 connections that the store's engine keeps.
+LOOKUPS = (8, 64)
+STATISTICS = (1, 8)
+#: How much lower the statistics' threads run than the lookups' (their nice value).
+STATISTICS_NICE = 10
+#: Seconds a client asked to wait by a 503 ``busy`` (``Retry-After``).
+RETRY_AFTER = 2
+#: Bytes of answers (as JSON) kept per commit (``Answers``): the popular positions of an
+#: explorer, the statistics.
+CACHED_BYTES = 64 * 2 ** 20
+#: What a kept answer costs besides its bytes (its question, the cache's entry).
+ENTRY_BYTES = 512
+#: Seconds a connection may take to send a request's headers, and to send the next request
+#: once answered (``guarded_protocol``).
+HEADER_TIMEOUT = 10.0
+KEEP_ALIVE = 5
+#: Connections open at once; one more is answered 503 and closed at once.
+MAX_CONNECTIONS = 512
+#: Bytes of a request's line and headers.
+MAX_HEADER_BYTES = 64 * 1024
 
 log = logging.getLogger("kifudb.http")
 
 
 class ApiError(Exception):
-    """An answer that is an error: HTTP ``status``, a stable ``code`` and a ``message``."""
+    """An answer that is an error: HTTP ``status``, a stable ``code``, a ``message`` (and
+    ``headers``)."""
 
-    def __init__(self, status: int, code: str, message: str):
+    def __init__(self, status: int, code: str, message: str, headers: Optional[dict] = None):
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.headers = status, code, message, headers
+
+
+class Json(bytes):
+    """An answer already written as JSON (``JsonAnswer`` sends it as it is)."""
+
+
+def _json_bytes(content) -> bytes:
+    """``content`` as ``kifudb.output.json_text`` writes it, compact, in UTF-8."""
+    try:
+        text = json_text(content, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # NaN or infinity somewhere: JSON has no word for them
+        text = json_text(_finite(content), separators=(",", ":"))
+    return text.encode("utf-8")
 
 
 class JsonAnswer(JSONResponse):
@@ -102,11 +152,7 @@ class JsonAnswer(JSONResponse):
     record may hold escaped; a float that is not a number becomes null."""
 
     def render(self, content) -> bytes:
-        try:
-            text = json_text(content, allow_nan=False, separators=(",", ":"))
-        except ValueError:  # NaN or infinity somewhere: JSON has no word for them
-            text = json_text(_finite(content), separators=(",", ":"))
-        return text.encode("utf-8")
+        return bytes(content) if isinstance(content, Json) else _json_bytes(content)
 
 
 def _finite(value):
@@ -122,31 +168,219 @@ def _finite(value):
 class Answers:
     """The answers of the store's current commit, by question: a store changes only when it
     commits (``Store.stamp``), so an answer holds until then — as the dashboard keeps its
-    answers. The most recently asked ``size`` are kept; a new stamp empties the cache.
+    answers. The most recently asked are kept, up to ``size`` bytes (an answer's bytes as
+    sent, and ``ENTRY_BYTES`` more for each); a new stamp empties the cache, and an answer
+    larger than the whole is not kept.
 
-    >>> kept = Answers(size=2)
-    >>> kept.put("stamp 1", "a", 1); kept.put("stamp 1", "b", 2); kept.put("stamp 1", "c", 3)
-    >>> kept.get("stamp 1", "a"), kept.get("stamp 1", "c"), kept.get("stamp 2", "c")
-    (None, 3, None)
+    >>> kept = Answers(size=2 * ENTRY_BYTES + 300)
+    >>> kept.put("stamp 1", "a", "A", 100); kept.put("stamp 1", "b", "B", 100)
+    >>> kept.put("stamp 1", "c", "C", 150)   # 350 bytes and 3 entries: "a" goes
+    >>> kept.get("stamp 1", "a"), kept.get("stamp 1", "c"), kept.get("stamp 2", "c"), kept.held
+    (None, 'C', None, 1274)
     """
 
-    def __init__(self, size: int = CACHED_ANSWERS):
-        self.size, self.stamp, self.kept = size, None, OrderedDict()
+    def __init__(self, size: int = CACHED_BYTES):
+        self.size, self.stamp, self.kept, self.held = size, None, OrderedDict(), 0
 
     def get(self, stamp, question):
         if stamp != self.stamp:
             return None
         found = self.kept.get(question)
-        if found is not None:
-            self.kept.move_to_end(question)
-        return found
+        if found is None:
+            return None
+        self.kept.move_to_end(question)
+        return found[0]
 
-    def put(self, stamp, question, answer) -> None:
+    def put(self, stamp, question, answer, size: int) -> None:
+        """Keep ``answer`` (of ``size`` bytes) to ``question``, dropping the least recently
+        asked answers until the kept ones hold at most ``size`` bytes."""
         if stamp != self.stamp:
-            self.stamp, self.kept = stamp, OrderedDict()
-        self.kept[question] = answer
-        while len(self.kept) > self.size:
-            self.kept.popitem(last=False)
+            self.stamp, self.kept, self.held = stamp, OrderedDict(), 0
+        cost = size + ENTRY_BYTES
+        if cost > self.size:
+            return
+        old = self.kept.pop(question, None)
+        self.held += cost - (old[1] if old is not None else 0)
+        self.kept[question] = (answer, cost)
+        while self.held > self.size:
+            self.held -= self.kept.popitem(last=False)[1][1]
+
+
+class Interrupted(Exception):
+    """A question given up (its time ran out) when it was about to run a query."""
+
+
+#: The ticket of the question a worker thread answers (``Ticket.run``).
+_WORKING = threading.local()
+
+
+class Ticket:
+    """One question in a worker thread, which can be given up: ``cancel`` interrupts the
+    DuckDB query it runs (``interrupt()`` on the connection it holds, known from the pool's
+    checkouts) and makes its next query raise ``Interrupted``, so that the thread stops."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.cancelled = self.started = False
+        self.connection = None
+
+    def run(self, call):
+        """``call()`` in this (worker) thread, unless the question was given up already."""
+        with self.lock:
+            if self.cancelled:
+                raise Interrupted("given up before it started")
+            self.started = True
+        _WORKING.ticket = self
+        try:
+            return call()
+        finally:
+            _WORKING.ticket = None
+
+    def cancel(self) -> None:
+        with self.lock:
+            self.cancelled = True
+        self.interrupt()
+
+    def interrupt(self) -> None:
+        connection = self.connection
+        if connection is not None:
+            connection.interrupt()
+
+    @staticmethod
+    def _checked_out(dbapi_connection, record, proxy) -> None:
+        ticket = getattr(_WORKING, "ticket", None)
+        if ticket is not None:
+            ticket.connection = dbapi_connection  # duckdb_engine's wrapper of a DuckDB cursor
+
+    @staticmethod
+    def _checked_in(dbapi_connection, record) -> None:
+        ticket = getattr(_WORKING, "ticket", None)
+        if ticket is not None:
+            ticket.connection = None
+
+    @staticmethod
+    def _executing(connection, cursor, statement, parameters, context, executemany):
+        ticket = getattr(_WORKING, "ticket", None)
+        if ticket is not None and ticket.cancelled:
+            raise Interrupted("given up: its time ran out")
+        return statement, parameters
+
+
+@functools.cache
+def _follow_queries() -> None:
+    """Let ``Ticket`` know the connection each worker thread runs its query on (SQLAlchemy's
+    events, for every engine: ``store.engine`` builds one per commit)."""
+    import sqlalchemy as sa
+
+    sa.event.listen(sa.pool.Pool, "checkout", Ticket._checked_out)
+    sa.event.listen(sa.pool.Pool, "checkin", Ticket._checked_in)
+    sa.event.listen(sa.engine.Engine, "before_cursor_execute", Ticket._executing, retval=True)
+
+
+class Desk:
+    """The worker threads of one kind of question (``name``), ``nice`` lower than the
+    server's: ``workers`` answer at a time, ``waiting`` more may wait their turn, and one more
+    is refused at once (a 503 ``busy``, with
+    ``Retry-After``). A question not answered within its time is a 503 (``busy`` if it never
+    started, ``timeout`` if it did) and is given up (``Ticket.cancel``, repeated every 0.1 s
+    by a watching thread until its thread stops); its worker counts as taken until then."""
+
+    def __init__(self, name: str, workers: int, waiting: int, nice: int = 0):
+        self.name, self.workers, self.capacity = name, workers, workers + waiting
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"kifudb-{name}",
+                                       initializer=_nice, initargs=(nice,))
+        self.lock = threading.Lock()
+        self.taken = 0  # questions running or waiting
+        self.tickets: set = set()  # their tickets
+        self.given_up: list = []  # (work, ticket) of the questions given up, still running
+
+    async def run(self, call, timeout: float):
+        """``call()`` on a worker thread, within ``timeout`` seconds."""
+        with self.lock:
+            full = self.taken >= self.capacity
+            self.taken += not full
+        if full:
+            raise ApiError(503, "busy", f"the server is busy: {self.capacity} {self.name} "
+                                        f"questions are being answered or waiting; ask again "
+                                        f"in {RETRY_AFTER} s",
+                           headers={"Retry-After": str(RETRY_AFTER)})
+        ticket = Ticket()
+        with self.lock:
+            self.tickets.add(ticket)
+        work = self.pool.submit(ticket.run, call)
+        work.add_done_callback(functools.partial(self._free, ticket))
+        try:
+            return await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(work)), timeout)
+        except (TimeoutError, asyncio.CancelledError) as stopped:
+            work.cancel()  # a question still waiting never runs
+            ticket.cancel()
+            self._give_up(work, ticket)
+            if isinstance(stopped, asyncio.CancelledError):
+                raise
+            if not ticket.started:
+                raise ApiError(503, "busy", f"the server is busy: no {self.name} worker was "
+                                            f"free within {timeout:g} s; ask again in "
+                                            f"{RETRY_AFTER} s",
+                               headers={"Retry-After": str(RETRY_AFTER)}) from None
+            raise ApiError(503, "timeout", f"the question took more than {timeout:g} s; "
+                                           f"narrow it (filters, a smaller limit)") from None
+
+    def _free(self, ticket: Ticket, work) -> None:
+        with self.lock:
+            self.taken -= 1
+            self.tickets.discard(ticket)
+
+    def _give_up(self, work, ticket) -> None:
+        with self.lock:
+            self.given_up.append((work, ticket))
+            if len(self.given_up) > 1:
+                return  # watched already
+        threading.Thread(target=self._watch, name=f"kifudb-{self.name}-watch",
+                         daemon=True).start()
+
+    def _watch(self) -> None:
+        """Interrupt the queries of the questions given up every 0.1 s until their threads
+        are done (an interrupt that comes between two queries is lost: the next one starts
+        afresh)."""
+        while True:
+            time.sleep(0.1)
+            with self.lock:
+                self.given_up = [(w, t) for w, t in self.given_up if not w.done()]
+                if not self.given_up:
+                    return
+                running = list(self.given_up)
+            for _, ticket in running:
+                ticket.interrupt()
+
+    def close(self) -> None:
+        """Give up every question (the server stops)."""
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        with self.lock:
+            running = list(self.tickets)
+        for ticket in running:
+            ticket.cancel()
+
+
+def _nice(nice: int) -> None:
+    """Lower this thread's priority by ``nice`` (Linux: a thread's own nice value)."""
+    if nice and hasattr(os, "setpriority") and hasattr(threading, "get_native_id"):
+        thread = threading.get_native_id()
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + nice)
+
+
+def _worked(call) -> tuple:
+    """``call()``'s answer and its size in bytes: an answer to send as JSON is written in the
+    worker thread (``Json``); a record's text, an ``ApiError`` or None stay as they are."""
+    found = call()
+    if found is None:
+        return None, 0
+    if isinstance(found, str):
+        return found, len(found.encode("utf-8"))
+    if isinstance(found, ApiError):
+        return found, len(found.message)
+    body = Json(_json_bytes(found))
+    return body, len(body)
 
 
 def _question(function, args: tuple, kwargs: dict):
@@ -190,6 +424,15 @@ class Filters:
 
 
 Filters.__signature__ = inspect.Signature([_filter_parameter(o) for o in OPTIONS])
+
+
+async def _filters(**values) -> Filters:
+    """The request's ``Filters``, made on the event loop (a class as a dependency is made on a
+    thread of its own: a flood of requests would start as many)."""
+    return Filters(**values)
+
+
+_filters.__signature__ = Filters.__signature__.replace(return_annotation=Filters)
 
 
 def _position(sfen: Optional[str], moves: Optional[str], start: Optional[str],
@@ -236,20 +479,33 @@ _KINDS = Literal["castle", "opening"]
 # ----- the app -----------------------------------------------------------------------------------
 
 
-def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
-    """The API on the store in folder ``store_path`` (read-only); a question that takes more
-    than ``timeout`` seconds is answered with a 503."""
+def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
+        statistics: tuple = STATISTICS, cache_bytes: int = CACHED_BYTES) -> FastAPI:
+    """The API on the store in folder ``store_path`` (read-only): a question that takes more
+    than ``timeout`` seconds is answered with a 503; ``lookups`` and ``statistics`` are the
+    worker threads and waiting places of each kind of question (``Desk``); ``cache_bytes``
+    the bytes of answers kept (``Answers``)."""
     store = Store(store_path)
-    limiter = anyio.CapacityLimiter(WORKERS)
-    api = FastAPI(title="kifudb", version="0.1.0",
+    _follow_queries()
+    desks = {"lookup": Desk("lookup", *lookups),
+             "statistics": Desk("statistics", *statistics, nice=STATISTICS_NICE)}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(api: FastAPI):
+        yield
+        for desk in desks.values():  # the questions still running are given up
+            desk.close()
+
+    api = FastAPI(title="kifudb", version="0.1.0", redirect_slashes=False, lifespan=lifespan,
                   summary="A shogi game-record database: the opening explorer, position search, "
                           "games and statistics, read-only.")
 
-    answers = Answers()
+    answers = Answers(cache_bytes)
+    api.state.answers, api.state.desks = answers, desks  # what the tests look at
 
-    async def answer(function, *args, **kwargs):
-        """``function(store, *args, **kwargs)`` in a worker thread, within the time limit;
-        kept until the store's next commit."""
+    async def answer(desk: Desk, function, *args, **kwargs):
+        """``function(store, *args, **kwargs)`` on a worker thread of ``desk``, within the
+        time limit (JSON answers as ``Json``); kept until the store's next commit."""
         stamp = store.stamp()
         if stamp is None:
             raise ApiError(503, "store_unavailable", "the store holds nothing yet: run "
@@ -258,23 +514,23 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
         found = answers.get(stamp, question)
         if found is not None:
             return found  # nothing changes an answer once made
-        call = functools.partial(function, store, *args, **kwargs)
+        call = functools.partial(_worked, functools.partial(function, store, *args, **kwargs))
         try:
-            with anyio.fail_after(timeout):
-                found = await anyio.to_thread.run_sync(call, limiter=limiter,
-                                                       abandon_on_cancel=True)
-            if found is not None:
-                answers.put(stamp, question, found)
-            return found
-        except TimeoutError:
-            raise ApiError(503, "timeout", f"the question took more than {timeout:g} s; "
-                                           f"narrow it (filters, a smaller limit)") from None
+            found, size = await desk.run(call, timeout)
         except Exception as error:
             raise _refusal(error, store.root) from None
+        if found is not None:
+            answers.put(stamp, question, found, size)
+        return found
+
+    lookup = functools.partial(answer, desks["lookup"])
+    statistic = functools.partial(answer, desks["statistics"])
 
     @api.exception_handler(ApiError)
     async def api_error(request: Request, error: ApiError):
-        return _error(error.status, error.code, error.message)
+        answer = _error(error.status, error.code, error.message)
+        answer.headers.update(error.headers or {})
+        return answer
 
     @api.exception_handler(RequestValidationError)
     async def bad_parameter(request: Request, error: RequestValidationError):
@@ -286,6 +542,10 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
 
     @api.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException):
+        if error.status_code == 404:
+            moved = _without_slash(api, request)
+            if moved is not None:
+                return RedirectResponse(moved, status_code=307)
         code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http")
         message = ("no such endpoint: see /docs" if error.status_code == 404
                    else str(error.detail))
@@ -298,7 +558,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
 
     @api.get("/health", summary="Whether the store answers, and its size")
     async def health():
-        view = await answer(_stats.overview)
+        view = json.loads(await lookup(_stats.overview))
         return JsonAnswer({"status": "ok", "games": view["games"],
                            "positions": view["positions"]})
 
@@ -311,7 +571,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
                                                 description="How many recent games to list."),
                       min_count: int = Query(1, ge=1, le=1_000_000,
                                              description="Leave out moves of fewer games."),
-                      chosen: Filters = Depends()) -> JsonAnswer:
+                      chosen: Filters = Depends(_filters)) -> JsonAnswer:
         """The lichess explorer's answer for a position (by default the start of the
         ``handicap`` filter's games, else the even start; ``moves`` start there too):
         ``black``, ``white``, ``draws``,
@@ -324,8 +584,8 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
         if handicap is not None and moves is not None and start is None:
             start = handicap
         position = _position(sfen, moves, start, default=handicap or "startpos")
-        return JsonAnswer(await answer(_explorer, position, chosen.filter, min_count,
-                                       top_games, recent_games))
+        return JsonAnswer(await lookup(_explorer, position, chosen.filter, min_count,
+                                      top_games, recent_games))
 
     @api.get("/search", summary="Every game and ply where a position occurred")
     async def search(sfen: Optional[str] = _SFEN, moves: Optional[str] = _MOVES,
@@ -339,7 +599,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
         ``winner``, ``reason``, ``handicap``, ``next_move`` (USI, null at the end) and
         ``mirrored``."""
         position = _position(sfen, moves, start)
-        return JsonAnswer(await answer(_searched, position, mirror, offset, limit))
+        return JsonAnswer(await lookup(_searched, position, mirror, offset, limit))
 
     @api.get("/game/{game_id}", summary="One game: headers, moves, variations, labels; or "
                                         "its record as KIF, KI2, CSA, JKF or USI")
@@ -354,7 +614,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
         move), ``variations``, ``labels`` and ``unwritable`` (why the game cannot be written
         as a record, or null). With ``format``, the record itself (``core.writers``), named
         ``kifudb-ID.kif`` …; a game that cannot be written is a 422 ``unwritable``."""
-        found = await answer(_game, game_id, format)
+        found = await lookup(_game, game_id, format)
         if found is None:
             raise ApiError(404, "not_found", f"the store has no game {game_id}")
         if format is None:
@@ -371,48 +631,48 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
 
     @api.get("/stats/overview", summary="The size of the store and what it holds")
     async def overview() -> JsonAnswer:
-        return JsonAnswer(await answer(_stats.overview))
+        return JsonAnswer(await statistic(_stats.overview))
 
     @api.get("/stats/results", summary="Black's score and the results")
     async def results(by: Literal["total", "year", "reason", "length"] = "total",
                       bucket: int = Query(10, ge=1, le=1000,
                                           description="With by=length: moves a bucket."),
-                      chosen: Filters = Depends()) -> JsonAnswer:
+                      chosen: Filters = Depends(_filters)) -> JsonAnswer:
         """In total (one object), or a list by ``year``, by ``reason`` or by ``length``."""
         if by == "total":
-            return JsonAnswer(await answer(_stats.results, filters=chosen.filter))
+            return JsonAnswer(await statistic(_stats.results, filters=chosen.filter))
         if by == "length":
-            return JsonAnswer(await answer(_stats.game_lengths, bucket, filters=chosen.filter))
+            return JsonAnswer(await statistic(_stats.game_lengths, bucket, filters=chosen.filter))
         function = _stats.results_by_year if by == "year" else _stats.results_by_reason
-        return JsonAnswer(await answer(function, filters=chosen.filter))
+        return JsonAnswer(await statistic(function, filters=chosen.filter))
 
     @api.get("/stats/labels", summary="How often each side reached each castle or opening")
     async def labels(kind: _KINDS = "castle", by_year: bool = False,
                      min_games: int = Query(1, ge=1, le=1_000_000), primary: bool = False,
-                     chosen: Filters = Depends()) -> JsonAnswer:
-        return JsonAnswer(await answer(_stats.label_frequencies, kind, by_year=by_year,
-                                       min_games=min_games, primary_only=primary,
-                                       filters=chosen.filter))
+                     chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        return JsonAnswer(await statistic(_stats.label_frequencies, kind, by_year=by_year,
+                                          min_games=min_games, primary_only=primary,
+                                          filters=chosen.filter))
 
     @api.get("/stats/winrates", summary="How each castle or opening scores for its side")
     async def winrates(kind: _KINDS = "castle", min_games: int = Query(1, ge=1, le=1_000_000),
-                       primary: bool = False, chosen: Filters = Depends()) -> JsonAnswer:
-        return JsonAnswer(await answer(_stats.win_rates, kind, min_games=min_games,
-                                       primary_only=primary, filters=chosen.filter))
+                       primary: bool = False, chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        return JsonAnswer(await statistic(_stats.win_rates, kind, min_games=min_games,
+                                          primary_only=primary, filters=chosen.filter))
 
     @api.get("/stats/pairings", summary="Black's main label against White's")
     async def pairings(kind: _KINDS = "castle", against: Optional[_KINDS] = None,
                        min_games: int = Query(1, ge=1, le=1_000_000),
-                       chosen: Filters = Depends()) -> JsonAnswer:
-        return JsonAnswer(await answer(_stats.pairings, kind, against, min_games=min_games,
-                                       filters=chosen.filter))
+                       chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        return JsonAnswer(await statistic(_stats.pairings, kind, against, min_games=min_games,
+                                          filters=chosen.filter))
 
     @api.get("/stats/players", summary="The players with the most games, and their scores")
     async def players(limit: int = Query(50, ge=1, le=MAX_LIMIT),
                       min_games: int = Query(1, ge=1, le=1_000_000),
-                      chosen: Filters = Depends()) -> JsonAnswer:
-        return JsonAnswer(await answer(_stats.players, min_games=min_games, limit=limit,
-                                       filters=chosen.filter))
+                      chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        return JsonAnswer(await statistic(_stats.players, min_games=min_games, limit=limit,
+                                          filters=chosen.filter))
 
     @api.get("/stats/player/{name}", summary="One player, or two players' games")
     async def player(name: str = PathParam(min_length=1, max_length=200),
@@ -420,14 +680,14 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
                                                     description="Only the games against "
                                                                 "this player (canonical name "
                                                                 "or a spelling)."),
-                     chosen: Filters = Depends()) -> JsonAnswer:
+                     chosen: Filters = Depends(_filters)) -> JsonAnswer:
         """Score as Black and White, openings, castles, opponents and recent games of the
         player of this canonical name or spelling (``labels.players``); with ``against``,
         their games and record."""
         if against is not None:
-            return JsonAnswer(await answer(_stats.head_to_head, name, against,
-                                           filters=chosen.filter))
-        found = await answer(_stats.player_summary, name, filters=chosen.filter)
+            return JsonAnswer(await statistic(_stats.head_to_head, name, against,
+                                              filters=chosen.filter))
+        found = await statistic(_stats.player_summary, name, filters=chosen.filter)
         if found is None:
             raise ApiError(404, "not_found", f"no game in scope has a player named {name!r} "
                                              f"(a canonical name or a spelling as written: see "
@@ -444,21 +704,21 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
                        limit: int = Query(50, ge=1, le=MAX_LIMIT)) -> JsonAnswer:
         """``by_code`` (counts) and a page of ``findings`` (file names, not the server's
         paths)."""
-        return JsonAnswer(await answer(_findings, code, severity, path, offset, limit))
+        return JsonAnswer(await statistic(_findings, code, severity, path, offset, limit))
 
     # ----- research: novelties, twins, players' names --------------------------------------------
 
     @api.get("/stats/novelties", summary="The novelties of the latest dated games")
     async def novelties(offset: int = Query(0, ge=0, le=MAX_OFFSET),
                         limit: int = Query(20, ge=1, le=MAX_LIMIT),
-                        chosen: Filters = Depends()) -> JsonAnswer:
+                        chosen: Filters = Depends(_filters)) -> JsonAnswer:
         """A page of the latest dated games of the filters, newest first, each with its
         novelty (``kifudb stats novelties``): ``game``, ``date``, ``black``, ``white``,
         ``event``, ``ply`` (the first ply whose position no earlier-dated game reached),
         ``move`` (USI) and ``earlier_games`` (those that reached the position before it); a
         game of the page without one is left out."""
-        found = await answer(_novelties, limit=limit, offset=offset, filters=chosen.filter)
-        return JsonAnswer({"offset": offset, "limit": limit, "novelties": found})
+        return JsonAnswer(await statistic(_novelties, limit=limit, offset=offset,
+                                          filters=chosen.filter))
 
     @api.get("/twins", summary="The games that are probably one game stored twice")
     async def twins(min_moves: int = Query(40, ge=1, le=100_000,
@@ -467,15 +727,34 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT) -> FastAPI:
         """The pairs (``kifudb twins``): ``kind`` (``same moves`` or ``prefix``), ``games``
         (two: ``game``, ``black``, ``white``, ``date``, ``event``, ``moves``, ``winner``,
         ``path`` — a file name), ``differences`` and ``same_players``. Nothing is merged."""
-        return JsonAnswer(await answer(_twins, min_moves))
+        return JsonAnswer(await statistic(_twins, min_moves))
 
     @api.get("/players/suggest", summary="The probable merges of players' names not made")
     async def player_suggestions() -> JsonAnswer:
         """``kifudb players --suggest``: ``written``, ``games``, ``undated``, ``candidates``
         (the players it may be) and ``reason``."""
-        return JsonAnswer(await answer(_suggestions))
+        return JsonAnswer(await statistic(_suggestions))
 
     return api
+
+
+def _without_slash(api: FastAPI, request: Request) -> Optional[str]:
+    """Where a GET of an endpoint's path with a trailing slash (``/explore/``) goes: the path
+    without it, relative to the server (never a URL built from the ``Host`` header), with the
+    query; None if that is no endpoint either."""
+    from starlette.routing import Match
+
+    path = request.url.path
+    if request.method != "GET" or not path.endswith("/") or path.startswith("//"):
+        return None
+    bare = path.rstrip("/")
+    if not bare:
+        return None
+    scope = {**request.scope, "path": bare}
+    if not any(route.matches(scope)[0] == Match.FULL for route in api.router.routes):
+        return None
+    query = request.url.query
+    return f"{bare}?{query}" if query else bare
 
 
 def _refusal(error: Exception, root) -> ApiError:
@@ -549,7 +828,7 @@ def _game(store, game_id: int, fmt: Optional[str]):
 
 
 def _findings(store, code, severity, path, offset: int, limit: int) -> dict:
-    counts = _stats.finding_counts(store, "code", severity, code)
+    counts = _stats.finding_counts(store, "code", severity, code, path=path)
     rows = _stats.findings(store, code=code, severity=severity, path=path, limit=limit,
                            offset=offset)
     for row in rows:
@@ -557,10 +836,11 @@ def _findings(store, code, severity, path, offset: int, limit: int) -> dict:
     return {"by_code": counts, "offset": offset, "limit": limit, "findings": rows}
 
 
-def _novelties(store, **arguments) -> list:
+def _novelties(store, limit: int, offset: int, filters: GameFilter) -> dict:
     from kifudb.analytics.novelty import novelties
 
-    return novelties(store, **arguments)
+    found = novelties(store, limit=limit, offset=offset, filters=filters)
+    return {"offset": offset, "limit": limit, "novelties": found}
 
 
 def _twins(store, min_moves: int) -> list:
@@ -577,6 +857,93 @@ def _suggestions(store) -> list:
     from kifudb.analytics.players import suggestions
 
     return suggestions(store)
+
+
+# ----- the server ---------------------------------------------------------------------------------
+
+_TOO_SLOW = (b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n"
+              b"Content-Length: 0\r\n\r\n")
+_FULL = (f"HTTP/1.1 503 Service Unavailable\r\nRetry-After: {RETRY_AFTER}\r\n"
+         f"Connection: close\r\nContent-Length: 0\r\n\r\n").encode("ascii")
+
+
+def guarded_protocol(header_timeout: float = HEADER_TIMEOUT,
+                     max_connections: int = MAX_CONNECTIONS,
+                     max_header_bytes: int = MAX_HEADER_BYTES):
+    """uvicorn's HTTP/1.1 protocol (httptools), guarded: a connection that has not sent a
+    request's line and headers ``header_timeout`` seconds after it opened or after the
+    request's first byte is answered 408 and closed (uvicorn waits for them forever), one
+    whose headers pass ``max_header_bytes`` is answered 431 and closed, and a connection
+    beyond ``max_connections`` open is answered 503 and closed at once, so that slow
+    clients cannot hold the server's files."""
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class GuardedProtocol(HttpToolsProtocol):
+        header_deadline = None  # the timer of the headers awaited, if any
+        header_bytes = 0
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > max_connections:
+                transport.write(_FULL)
+                transport.close()
+                return
+            self._await_headers()
+
+        def _await_headers(self) -> None:
+            if self.header_deadline is None:
+                self.header_bytes = 0
+                self.header_deadline = self.loop.call_later(header_timeout, self._refuse,
+                                                            _TOO_SLOW)
+
+        def _headers_done(self) -> None:
+            if self.header_deadline is not None:
+                self.header_deadline.cancel()
+                self.header_deadline = None
+
+        def _refuse(self, answer: bytes) -> None:
+            self._headers_done()
+            if not self.transport.is_closing():
+                self.transport.write(answer)
+                self.transport.close()
+
+        def data_received(self, data: bytes) -> None:
+            if self.header_deadline is not None:
+                self.header_bytes += len(data)
+                if self.header_bytes > max_header_bytes:
+                    self._refuse(_TOO_LARGE)
+                    return
+            super().data_received(data)
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._await_headers()
+
+        def on_headers_complete(self) -> None:
+            self._headers_done()
+            super().on_headers_complete()
+
+        def connection_lost(self, exc) -> None:
+            self._headers_done()
+            super().connection_lost(exc)
+
+    return GuardedProtocol
+
+
+def server(api: FastAPI, host: str, port: int, header_timeout: float = HEADER_TIMEOUT,
+           max_connections: int = MAX_CONNECTIONS):
+    """The uvicorn server of ``api`` (``kifudb serve``): headers within ``header_timeout``
+    seconds, an idle connection closed after ``KEEP_ALIVE`` seconds, at most
+    ``max_connections`` open (``guarded_protocol``; uvicorn's ``limit_concurrency`` backs it,
+    counting requests being answered)."""
+    import uvicorn
+
+    config = uvicorn.Config(api, host=host, port=port, log_level="warning", access_log=False,
+                            http=guarded_protocol(header_timeout, max_connections),
+                            timeout_keep_alive=KEEP_ALIVE, limit_concurrency=max_connections + 1,
+                            h11_max_incomplete_event_size=MAX_HEADER_BYTES)
+    return uvicorn.Server(config)
 
 
 def openapi_json(store_path) -> str:

@@ -43,7 +43,7 @@ import re
 from typing import Iterable, Optional
 
 __all__ = ["printable", "csv_cell", "csv_text", "json_text", "plural", "PathNames",
-           "CSV_BOM", "progress_option"]
+           "CSV_BOM", "progress_option", "replaced_files"]
 
 # C0, DEL, C1; line and paragraph separators; bidi embeddings, overrides and isolates
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -122,6 +122,21 @@ def plural(count: int, word: str, words: Optional[str] = None) -> str:
     if count == 1:
         return f"{count} {word}"
     return f"{count} {words or _IRREGULAR.get(word) or word + 's'}"
+
+
+def replaced_files(paths: list, shown: int = 4) -> str:
+    """What ``--overwrite`` wrote over, said in one line (empty when nothing was).
+
+    >>> replaced_files(["out/a.csa"]), replaced_files([])
+    ('1 file replaced: out/a.csa', '')
+    >>> replaced_files([f"{n}.kif" for n in range(6)])
+    '6 files replaced: 0.kif, 1.kif, 2.kif, 3.kif and 2 more'
+    """
+    if not paths:
+        return ""
+    more = len(paths) - shown
+    listed = ", ".join(map(str, paths[:shown])) + (f" and {more} more" if more > 0 else "")
+    return printable(f"{plural(len(paths), 'file')} replaced: {listed}")
 
 
 def progress_option(command):

@@ -52,8 +52,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple, Optional
 
-__all__ = ["canonical", "Canonical", "rules", "normalise", "depends_on_date", "PLAYERS_PATH",
-           "RulesError"]
+__all__ = ["canonical", "canonical_name", "Canonical", "rules", "normalise", "depends_on_date",
+           "PLAYERS_PATH", "RulesError"]
 
 PLAYERS_PATH = Path(__file__).with_name("players.toml")
 
@@ -278,3 +278,31 @@ def depends_on_date(written: str, path: Path = PLAYERS_PATH) -> bool:
         return False
     rest, titles, _ = _strip(name, r)
     return bool(titles) and r.aliases.get(rest, rest) not in r.players and rest in r.surnames
+
+
+def canonical_name(written: str, date=None, path: Path = PLAYERS_PATH) -> str:
+    """``canonical(written, date).name``, remembered by spelling (and by date only for the
+    spellings whose name depends on it): what ``store.writer`` tells two players apart by,
+    called for both players of every game read and stored. A name that only begins another
+    is another player; a title, rank or honorific makes no difference::
+
+        >>> canonical_name("a1") == canonical_name("a10")
+        False
+        >>> canonical_name("羽生善治") == canonical_name("羽生 善治竜王") == canonical_name("羽生九段")
+        True
+        >>> canonical_name("藤井竜王", "2022-01-10"), canonical_name("藤井竜王")
+        ('藤井聡太', '藤井竜王')
+    """
+    name, dated = _undated(written, path)
+    return _dated(written, _date(date), path) if dated and date is not None else name
+
+
+@lru_cache(maxsize=1 << 16)
+def _undated(written: str, path: Path) -> tuple:
+    """``(canonical name without a date, whether a date may change it)`` of a spelling."""
+    return canonical(written, None, path).name, depends_on_date(written, path)
+
+
+@lru_cache(maxsize=1 << 16)
+def _dated(written: str, date: datetime.date, path: Path) -> str:
+    return canonical(written, date, path).name

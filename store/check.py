@@ -1,12 +1,16 @@
 """``kifudb check``: verify every file of a store against its manifest, and repair what is damaged.
 
-``check_store`` reads the manifest and every Parquet file of every committed batch whole (a
-truncated or emptied file, a missing one, a file of the wrong table shape), and lists batch
-folders the manifest does not name. ``repair_store`` (under the writer's lock) then:
+``check_store`` reads the manifest, verifies every Parquet file of every committed batch against
+the size and SHA-256 digest its batch was sealed with (``store.folder.seal``: a single flipped
+bit anywhere, data page or footer, is seen), reads each whole (its page checksums verified; a
+missing file, one of the wrong table shape), and lists batch folders the manifest does not name.
+A batch written before digests is read whole only, and said to have no digest.
+``repair_store`` (under the writer's lock) then:
 
 - rebuilds a manifest that is missing or of the wrong shape from the sound batch folders on
   disk (their labels are then marked stale: ``kifudb relabel`` computes them again);
-- drops the damaged batches from the manifest, moving their folders to ``STORE/damaged/``;
+- drops the damaged batches from the manifest, moving their folders to ``STORE/damaged/`` (a
+  file whose digest is wrong is damaged as a missing one is);
 - retires the record files whose games were in a dropped batch (also those whose other rows
   survive elsewhere), and reads again those still on disk.
 
@@ -15,8 +19,8 @@ folders the manifest does not name. ``repair_store`` (under the writer's lock) t
     >>> folder = tempfile.mkdtemp()
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> report = check_store(folder)
-    >>> report.sound, report.batches, report.files
-    (True, 1, 8)
+    >>> report.sound, report.batches, report.files, report.unsealed
+    (True, 1, 8, [])
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kifudb.store import partitions
-from kifudb.store.folder import MARK, Store
+from kifudb.store.folder import MARK, Store, digest_problem, sealed_files
 from kifudb.store.manifest import BATCH_NAME, StoreError, new_manifest
 from kifudb.store.schema import ADDED, TABLES
 
@@ -65,6 +69,8 @@ class CheckReport:
     damaged: list = field(default_factory=list)
     #: batch folders on disk that the manifest does not name (left as they are)
     strays: list = field(default_factory=list)
+    #: batches written before digests (their files read whole, not verified byte for byte)
+    unsealed: list = field(default_factory=list)
     #: after a repair: the batches dropped, the record files read again, those not found
     dropped: list = field(default_factory=list)
     reread: list = field(default_factory=list)
@@ -84,14 +90,26 @@ def _store(store) -> Store:
     return store if isinstance(store, Store) else Store(store)
 
 
-def check_batch(folder: Path) -> list:
-    """The damaged files of one batch folder (every table read whole, its shape checked)."""
+def check_batch(folder: Path, read: bool = True) -> list:
+    """The damaged files of one batch folder: each verified against its digest (``seal``), and
+    read whole, its page checksums verified and its shape checked (``read`` False: only the
+    files of a batch written before digests are read)."""
     damage = []
     try:
         present = os.listdir(folder)
     except OSError:
         present = []
-    positions = sorted(n for n in present if partitions.parse(n) is not None)
+    try:
+        sealed = sealed_files(folder)
+    except ValueError as error:
+        damage.append(Damage(folder.name, MARK, str(error)))
+        sealed = None
+    positions = {n for n in present if partitions.parse(n) is not None}
+    if sealed is not None:
+        positions |= {n for n in sealed if partitions.parse(n) is not None}
+        damage += [Damage(folder.name, n, "not one of the files the batch was written with")
+                   for n in sorted(present) if n.endswith(".parquet") and n not in sealed]
+    positions = sorted(positions)
     damage += [Damage(folder.name, name, "the file is missing")
                for name in partitions.missing(positions)]
     if partitions.mixed(positions):
@@ -104,8 +122,15 @@ def check_batch(folder: Path) -> list:
         if not path.is_file():
             damage.append(Damage(folder.name, path.name, "the file is missing"))
             continue
+        if sealed is not None:
+            wrong = digest_problem(path, sealed.get(name))
+            if wrong is not None:
+                damage.append(Damage(folder.name, name, wrong))
+                continue
+            if not read:
+                continue
         try:
-            data = pq.read_table(path)
+            data = pq.read_table(path, page_checksum_verification=True)
         except (OSError, pa.ArrowException) as error:
             damage.append(Damage(folder.name, path.name, f"not a readable Parquet file "
                                                           f"({str(error).splitlines()[0]})"))
@@ -136,8 +161,9 @@ def _older(have: pa.DataType, want: pa.DataType) -> bool:
     return have == pa.int16() and want == pa.int32()
 
 
-def check_store(store) -> CheckReport:
-    """Verify every file of ``store`` (a folder or a ``Store``) against its manifest."""
+def check_store(store, read: bool = True) -> CheckReport:
+    """Verify every file of ``store`` (a folder or a ``Store``) against its manifest and its
+    batch's digests (``read``: and read each whole, see ``check_batch``)."""
     store = _store(store)
     report = CheckReport(store.root)
     if not store.manifest_path.exists():
@@ -157,11 +183,21 @@ def check_store(store) -> CheckReport:
     for name in names:
         report.batches += 1
         report.files += len(TABLES)
-        report.damaged += check_batch(store.batch_dir(name))
+        report.damaged += check_batch(store.batch_dir(name), read)
+        if not _sealed(store.batch_dir(name)):
+            report.unsealed.append(name)
     if report.manifest_problem is None:
         kept = set(names) | {b for s in manifest.get("superseded", []) for b in s["batches"]}
         report.strays = [n for n in on_disk if n not in kept]
     return report
+
+
+def _sealed(folder: Path) -> bool:
+    """True when the batch ``folder`` carries digests (a damaged mark counts: it is damage)."""
+    try:
+        return sealed_files(folder) is not None
+    except ValueError:
+        return True
 
 
 def _batch_folders(store: Store) -> list:
@@ -177,38 +213,16 @@ def repair_store(store, reread: bool = True) -> CheckReport:
     store = _store(store)
     if not store.root.is_dir():
         raise StoreError(f"no store at {store.root}: nothing to repair")
-    with store.locked():
-        report = check_store(store)
+    try:
+        with store.locked():
+            report, lost_paths = _repair(store)
+    except StoreError as error:
+        if not str(error).startswith("cannot write"):
+            raise
+        report = check_store(store)  # a store that may not be written: sound needs nothing
         if report.sound:
             return report
-        if report.manifest_problem is not None:
-            manifest = _rebuilt_manifest(store, report)
-        else:
-            manifest = store.manifest()
-        damaged = set(report.damaged_batches)
-        lost_paths = set()
-        for name in sorted(damaged):
-            lost_paths |= _paths_of(store.batch_dir(name))
-        survivors = [b for b in manifest["batches"] if b not in damaged]
-        lost_games = set()
-        for name in sorted(damaged):
-            lost_games |= _games_of(store.batch_dir(name))
-        # sources that survive in other batches but name a game whose rows were dropped
-        for name in survivors:
-            lost_paths |= _paths_naming(store.batch_dir(name), lost_games)
-        moved = store.root / "damaged"
-        for name in sorted(damaged):
-            moved.mkdir(exist_ok=True)
-            os.rename(store.batch_dir(name), moved / f"{name}-{uuid.uuid4().hex[:8]}")
-            report.dropped.append(name)
-        store._write_manifest({**manifest, "batches": survivors})
-        if lost_paths:  # their surviving rows no longer count; they are read afresh
-            from kifudb.store.batch import Batch
-
-            batch = Batch(store.next_batch())
-            for path in sorted(lost_paths):
-                batch.retire(path)
-            store.commit(batch.tables(), store.manifest()["next_game"])
+        raise
     present = sorted(p for p in lost_paths if os.path.isfile(p))
     report.missing_sources = sorted(lost_paths - set(present))
     if reread and present:
@@ -217,6 +231,48 @@ def repair_store(store, reread: bool = True) -> CheckReport:
         ingest_paths(present, store)
         report.reread = present
     return report
+
+
+def _repair(store: Store) -> tuple:
+    """Under the writer's lock: the report, the damaged batches dropped, and the record files
+    whose rows went with them (``repair_store``)."""
+    report = check_store(store)
+    if report.sound:
+        return report, set()
+    try:
+        if report.manifest_problem is not None:
+            manifest = _rebuilt_manifest(store, report)
+        else:
+            manifest = store.manifest()
+        damaged = set(report.damaged_batches)
+        # what the damaged batches held, read from those of their files that are sound
+        spoilt = {(d.batch, d.file) for d in report.damaged}
+        lost_paths = set()
+        for name in sorted(damaged):
+            lost_paths |= _paths_of(store.batch_dir(name), spoilt)
+        survivors = [b for b in manifest["batches"] if b not in damaged]
+        lost_games = set()
+        for name in sorted(damaged):
+            lost_games |= _games_of(store.batch_dir(name), spoilt)
+        # sources that survive in other batches but name a game whose rows were dropped
+        for name in survivors:
+            lost_paths |= _paths_naming(store.batch_dir(name), lost_games)
+        moved = store.root / "damaged"
+        for name in sorted(damaged):
+            moved.mkdir(exist_ok=True)
+            os.rename(store.batch_dir(name), moved / f"{name}-{uuid.uuid4().hex[:8]}")
+            report.dropped.append(name)
+    except OSError as error:
+        raise store._disk_error(error, "dropping the damaged batches") from None
+    store._write_manifest({**manifest, "batches": survivors})
+    if lost_paths:  # their surviving rows no longer count; they are read afresh
+        from kifudb.store.batch import Batch
+
+        batch = Batch(store.next_batch())
+        for path in sorted(lost_paths):
+            batch.retire(path)
+        store.commit(batch.tables(), store.manifest()["next_game"])
+    return report, lost_paths
 
 
 def _rebuilt_manifest(store: Store, report: CheckReport) -> dict:
@@ -231,9 +287,12 @@ def _rebuilt_manifest(store: Store, report: CheckReport) -> dict:
         next_game = max(next_game, 1 + max(_games_of(store.batch_dir(name)), default=0))
     manifest = {**new_manifest(), "next_game": next_game, "batches": sound + sorted(damaged),
                 "labels": {"version": UNKNOWN_LABELS, "from_batch": 0}}
-    for name in sound:  # the adopted batches carry this store's mark from now on
+    for name in sound:  # the adopted batches carry this store's mark from now on (and their
+        # digests, if they were sealed)
+        old = _mark(store.batch_dir(name))
         with open(store.batch_dir(name) / MARK, "w", encoding="utf-8") as stream:
-            json.dump({"store_id": manifest["store_id"], "batch": name, "adopted": True}, stream)
+            json.dump({**{k: old[k] for k in ("files", "digest", "replaces") if k in old},
+                       "store_id": manifest["store_id"], "batch": name, "adopted": True}, stream)
     old = store.manifest_path
     if old.exists():
         os.replace(old, store.root / f"manifest.damaged-{uuid.uuid4().hex[:8]}.json")
@@ -251,21 +310,26 @@ def _mark(folder: Path) -> dict:
     return mark if isinstance(mark, dict) else {}
 
 
-def _column(folder: Path, table: str, column: str) -> list:
+def _column(folder: Path, table: str, column: str, spoilt=frozenset()) -> list:
+    """A column of a table of the batch ``folder`` ([] if its file is one of ``spoilt``,
+    ``(batch, file)``, or cannot be read)."""
+    if (folder.name, f"{table}.parquet") in spoilt:
+        return []
     try:
-        return pq.read_table(folder / f"{table}.parquet", columns=[column]).column(0).to_pylist()
+        return pq.read_table(folder / f"{table}.parquet", columns=[column],
+                             page_checksum_verification=True).column(0).to_pylist()
     except (OSError, pa.ArrowException, KeyError):
         return []
 
 
-def _paths_of(folder: Path) -> set:
-    """The record files a batch read (from whichever of its tables can still be read)."""
+def _paths_of(folder: Path, spoilt=frozenset()) -> set:
+    """The record files a batch read (from whichever of its tables are sound)."""
     return {p for table in ("files", "sources", "findings", "retired")
-            for p in _column(folder, table, "path") if p}
+            for p in _column(folder, table, "path", spoilt) if p}
 
 
-def _games_of(folder: Path) -> set:
-    return {g for table in ("games", "sources") for g in _column(folder, table, "game")
+def _games_of(folder: Path, spoilt=frozenset()) -> set:
+    return {g for table in ("games", "sources") for g in _column(folder, table, "game", spoilt)
             if g is not None}
 
 
@@ -277,6 +341,10 @@ def _paths_naming(folder: Path, games: set) -> set:
     except (OSError, pa.ArrowException):
         return set()
     return {row["path"] for row in data if row["game"] in games}
+
+
+def _names(names: list) -> str:
+    return ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
 
 
 def _count(n: int, one: str, many: str = "") -> str:
@@ -292,6 +360,10 @@ def render(report: CheckReport) -> str:
                  f"{_count(report.files, 'file')} checked")
     lines += [f"damaged: {d}" for d in report.damaged]
     lines += [f"not in the manifest (left as it is): batches/{name}" for name in report.strays]
+    if report.unsealed:
+        lines.append(f"no digest: {_count(len(report.unsealed), 'batch', 'batches')} written "
+                     f"before digests ({_names(report.unsealed)}): their files were read whole, "
+                     f"not verified byte for byte (the next compaction seals them)")
     if report.rebuilt:
         lines.append("repaired: manifest.json rebuilt from the batches on disk (the old one "
                      "kept as manifest.damaged-*.json); run `kifudb relabel` for fresh labels")
@@ -303,7 +375,8 @@ def render(report: CheckReport) -> str:
     for path in report.missing_sources:
         lines.append(f"not found, ingest it again if you have it: {path}")
     if report.sound and not report.dropped and not report.rebuilt:
-        lines.append("sound: every file matches the manifest")
+        lines.append("sound: every file matches the manifest"
+                     + (" and its digest" if not report.unsealed else ""))
     elif not report.dropped and not report.rebuilt:
         lines.append(f"`kifudb check --repair --store {report.root}` drops the damaged batches "
                      f"and reads their record files again")

@@ -32,22 +32,30 @@ How the work is split, and why the store comes out identical:
 Workers returning whole ``StoredGame`` values would be simpler, but then the client would build
 every row itself and be the bottleneck of a large cluster; here it handles a few numbers per
 game. A worker that dies mid-task has its task run again elsewhere (Dask's retries); the dead
-attempt's piece is never referenced and goes with the run folder. An unreachable scheduler is
-said before anything is written::
+attempt's piece is never referenced and goes with the run folder. A worker that holds a piece
+or a batch past its deadline (stopped with SIGSTOP, hung: ``piece_deadline``, a minute plus a
+second per 50 KB, or Dask's ``kifudb.cluster.piece-timeout``) is named on stderr and taken off
+the cluster, and the scheduler gives its work to the others. A scheduler that goes away mid-run
+is one line ("the Dask scheduler at ADDRESS went away: …; the store keeps its last commit"),
+Dask's own tracebacks silenced. ``local:N`` starts at most ``MAX_LOCAL_WORKERS`` (4 per CPU,
+8 to 256). A malformed or unreachable scheduler is said before anything is written::
 
     >>> connect("scheduler.example:8786")
     Traceback (most recent call last):
     ...
-    kifudb.store.cluster.ClusterError: --cluster scheduler.example:8786: give tcp://HOST:PORT (a running dask scheduler), its scheduler file (.json) or local:N
+    kifudb.store.cluster.ClusterError: --cluster scheduler.example:8786: give tcp://HOST:PORT (a running dask scheduler), its scheduler file (.json) or local:N (an IPv6 host goes in brackets: tcp://[::1]:8786)
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
 import socket
 import sys
+import threading
+import time
 import uuid
 from pathlib import Path
 from typing import Optional
@@ -64,7 +72,7 @@ from kifudb.store.folder import Store, write_positions, write_table
 from kifudb.store.manifest import StoreError
 from kifudb.store.schema import TABLES
 from kifudb.store.tiers import BASE
-from kifudb.store.writer import IngestReport, file_digest, ingest_state, source_facts
+from kifudb.store.writer import BATCH_FILES, IngestReport, file_digest, ingest_state, source_facts
 
 #: the tables a piece holds (``files`` and ``retired`` are the client's: it knows the final ids)
 PIECE_TABLES = ("games", "sources", "moves", "positions", "findings", "labels")
@@ -80,10 +88,11 @@ def ingest_on_cluster(paths, store: Store, address: str, progress: bool = False,
                       batch_positions: int = BASE) -> IngestReport:
     """``store.writer.ingest_paths`` on the Dask cluster at ``address`` (see the module doc)."""
     client, cluster = connect(address)  # before anything is written: an unreachable scheduler
+    quiet = _Quiet()  # Dask's own tracebacks (a scheduler gone) would bury the one line
     try:
         existed = store.manifest_path.exists()
         try:
-            with store.writing():
+            with quiet, store.writing():
                 report = _ingest(paths, store, client, progress, batch_positions)
                 report.merge(store, batch_positions)
                 return report
@@ -91,29 +100,109 @@ def ingest_on_cluster(paths, store: Store, address: str, progress: bool = False,
             if not existed and not store.manifest()["batches"]:
                 _forget_new_store(store)
             raise
+        except Exception as error:
+            if not _scheduler_gone(client, error):
+                raise
+            raise ClusterError(f"the Dask scheduler at {address} went away: {_line(error)}; "
+                               f"the store keeps its last commit") from None
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        with quiet:
+            _close(client, cluster)
 
 
-def connect(address: str) -> tuple:
-    """``(client, cluster or None)`` for ``tcp://HOST:PORT``, a scheduler file or ``local:N``;
-    ``ClusterError`` when there is no scheduler to reach or no worker comes."""
-    from distributed import Client, LocalCluster
+class _Quiet:
+    """Dask's loggers silenced (the client's, whose reconnection attempts print tracebacks when
+    the scheduler goes away), and restored after."""
 
-    logging.getLogger("distributed").setLevel(logging.ERROR)
+    NAMES = ("distributed", "tornado", "asyncio")
+
+    def __enter__(self):
+        names = [name for name in [*self.NAMES, *logging.root.manager.loggerDict]
+                 if name.split(".")[0] in self.NAMES]  # with their own levels (Dask's config)
+        self.levels = {name: logging.getLogger(name).level for name in names}
+        for name in names:
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+        return self
+
+    def __exit__(self, *exc):
+        for name, level in self.levels.items():
+            logging.getLogger(name).setLevel(level)
+        return False
+
+
+def _scheduler_gone(client, error: BaseException) -> bool:
+    """Whether ``error`` comes from losing the scheduler (the client no longer runs, or Dask's
+    own cancellation and closed-connection errors)."""
+    from distributed.comm.core import CommClosedError
+
+    names = {type(e).__name__ for e in (error, error.__cause__, error.__context__) if e}
+    return client.status != "running" or isinstance(error, CommClosedError) or bool(
+        names & {"FutureCancelledError", "CancelledError", "CommClosedError"})
+
+
+def _close(client, cluster) -> None:
+    """Close the client (and the local cluster), within seconds even with the scheduler gone."""
+    try:
+        client.close(timeout=5)
+    except Exception:  # the scheduler is gone: nothing to close there
+        pass
+    if cluster is not None:
+        try:
+            cluster.close(timeout=10)
+        except Exception:
+            pass
+
+
+#: the most workers ``local:N`` starts (a larger cluster is one started by its operator)
+MAX_LOCAL_WORKERS = min(256, max(8, 4 * (os.cpu_count() or 1)))
+_FORMS = ("give tcp://HOST:PORT (a running dask scheduler), its scheduler file (.json) or "
+          "local:N (an IPv6 host goes in brackets: tcp://[::1]:8786)")
+_ADDRESS = re.compile(r"(?:tcp|tls|ws|wss|ucx)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(\d{1,5})")
+
+
+def check_address(address: str) -> None:
+    """``ClusterError`` (one line naming it and the accepted forms) unless ``address`` is
+    ``local:N`` (1 ≤ N ≤ ``MAX_LOCAL_WORKERS``), a scheduler file or ``tcp://HOST:PORT``.
+
+    >>> check_address("tcp://127.0.0.1:")
+    Traceback (most recent call last):
+    ...
+    kifudb.store.cluster.ClusterError: --cluster tcp://127.0.0.1:: not an address: give tcp://HOST:PORT (a running dask scheduler), its scheduler file (.json) or local:N (an IPv6 host goes in brackets: tcp://[::1]:8786)
+    """
     if address.startswith("local:"):
         count = address[len("local:"):]
         if not count.isdigit() or int(count) < 1:
             raise ClusterError(f"--cluster {address}: local:N needs a number of workers, "
                                f"like local:2")
+        if int(count) > MAX_LOCAL_WORKERS:
+            raise ClusterError(f"--cluster {address}: at most local:{MAX_LOCAL_WORKERS} here "
+                               f"(4 worker processes per CPU); for more, start a dask scheduler "
+                               f"and workers and give tcp://HOST:PORT")
+        return
+    if address.endswith(".json"):
+        return
+    match = _ADDRESS.fullmatch(address)
+    if "://" in address and (match is None or not 0 < int(match[2]) < 65536):
+        raise ClusterError(f"--cluster {address}: not an address: {_FORMS}")
+    if match is None:
+        raise ClusterError(f"--cluster {address}: {_FORMS}")
+
+
+def connect(address: str) -> tuple:
+    """``(client, cluster or None)`` for ``tcp://HOST:PORT``, a scheduler file or ``local:N``;
+    ``ClusterError`` when there is no scheduler to reach or no worker comes."""
+    check_address(address)
+    from distributed import Client, LocalCluster
+
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    if address.startswith("local:"):
         import dask
 
         # no dashboard, so no use for the workers' profiler (it samples every 10 ms)
         with dask.config.set({"distributed.worker.profile.enabled": False}):
-            cluster = LocalCluster(n_workers=int(count), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=logging.ERROR)
+            cluster = LocalCluster(n_workers=int(address[len("local:"):]), threads_per_worker=1,
+                                   processes=True, dashboard_address=None,
+                                   silence_logs=logging.ERROR)
         return Client(cluster), cluster
     try:
         if address.endswith(".json"):
@@ -121,15 +210,15 @@ def connect(address: str) -> tuple:
                 raise ClusterError(f"--cluster {address}: no such scheduler file (dask "
                                    f"scheduler --scheduler-file writes it); nothing was written")
             client = Client(scheduler_file=address)
-        elif "://" in address:
-            client = Client(address)
         else:
-            raise ClusterError(f"--cluster {address}: give tcp://HOST:PORT (a running dask "
-                               f"scheduler), its scheduler file (.json) or local:N")
+            client = Client(address)
     except (OSError, TimeoutError) as error:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address} ({error}); is "
+        raise ClusterError(f"cannot reach the Dask scheduler at {address} ({_line(error)}); is "
                            f"`dask scheduler` running there? (Dask's distributed.comm.timeouts."
                            f"connect sets how long to try.) Nothing was written.") from None
+    except ValueError as error:  # an address Dask cannot read after all
+        raise ClusterError(f"--cluster {address}: not an address ({_line(error)}): "
+                           f"{_FORMS}") from None
     try:
         client.wait_for_workers(1, timeout=30)
     except (OSError, TimeoutError):
@@ -137,6 +226,12 @@ def connect(address: str) -> tuple:
         raise ClusterError(f"the Dask scheduler at {address} has no worker (start some with "
                            f"`dask worker {address}`); nothing was written") from None
     return client, None
+
+
+def _line(error: BaseException) -> str:
+    """An error's text on one line (Dask's hold newlines)."""
+    text = re.sub(r"^in <[^>]*>: ", "", " ".join(str(error).split()))  # Dask's comm object
+    return text or type(error).__name__
 
 
 def _ingest(paths, store: Store, client, progress: bool, batch_positions: int) -> IngestReport:
@@ -173,7 +268,7 @@ def _ingest(paths, store: Store, client, progress: bool, batch_positions: int) -
                 report.findings += file_findings
                 plan.add_file(index, piece, path, digest, size_, game_ids)
                 report.files_read += 1
-                if plan.positions >= batch_positions:
+                if plan.positions >= batch_positions or len(plan.files) >= BATCH_FILES:
                     if writing is not None:
                         report.batches.append(writing.finish())
                     writing = _Commit(client, store, plan, catalogue.next_game, labels)
@@ -229,11 +324,77 @@ def _probe(run: str, token: str) -> Optional[str]:
     return None
 
 
+#: how often (seconds) the client looks at what the workers are doing while it waits
+_POLL = 1.0
+
+
+def piece_deadline(chunk: list) -> float:
+    """Seconds a worker may spend on one piece of work before it is taken for stopped: Dask's
+    ``kifudb.cluster.piece-timeout`` (``DASK_KIFUDB__CLUSTER__PIECE_TIMEOUT=90s``), else a
+    minute plus a second per 50 KB of its files (a 1 MB record with thousands of variations
+    takes tens of seconds to read)."""
+    import dask
+    from dask.utils import parse_timedelta
+
+    configured = dask.config.get("kifudb.cluster.piece-timeout", None)
+    if configured is not None:
+        return float(parse_timedelta(configured, default="s"))
+    size = 0
+    for path, _ in chunk:
+        try:
+            size += os.path.getsize(path)
+        except OSError:
+            pass
+    return 60.0 + size / 50_000
+
+
+def _result(client, future, deadline: float, what: str):
+    """``future.result()``; a worker that holds it for more than ``deadline`` seconds (stopped,
+    or hung) is said on stderr and taken off the cluster, so that the scheduler gives its work
+    to the others; ``ClusterError`` if no other worker is left."""
+    watched = None  # (worker, since when it holds the future)
+    done = threading.Event()
+    # (not ``future.result(timeout=…)``: its timeout can leave Dask's ``sync`` without a result,
+    # an UnboundLocalError, on a busy machine)
+    future.add_done_callback(lambda _: done.set())
+    while True:
+        if done.wait(_POLL):
+            return future.result()
+        holder = next((worker for worker, keys in client.processing().items()
+                       if future.key in keys), None)
+        now = time.monotonic()
+        if holder is None or watched is None or watched[0] != holder:
+            watched = (holder, now)
+        elif now - watched[1] > deadline:
+            _take_off(client, holder, what, deadline)
+            watched = None
+
+
+def _take_off(client, worker: str, what: str, deadline: float) -> None:
+    others = [w for w in client.nthreads() if w != worker]
+    if not others:
+        raise ClusterError(f"Dask worker {worker} has not finished {what} in {deadline:.0f} s "
+                           f"and no other worker is left; nothing of that batch was committed "
+                           f"(kifudb.cluster.piece-timeout sets the deadline)")
+    print(f"kifudb: Dask worker {worker} has not finished {what} in {deadline:.0f} s (stopped "
+          f"or hung): it is taken off the cluster and its work goes to the "
+          f"{len(others)} other{'s' if len(others) > 1 else ''}", file=sys.stderr)
+    client.run_on_scheduler(_remover(worker))
+
+
+def _remover(worker: str):
+    """What the scheduler runs to forget ``worker`` (a closure: pickled by value, so the
+    scheduler needs no kifudb); its tasks are given to the other workers."""
+    async def remove(dask_scheduler=None):
+        await dask_scheduler.remove_worker(address=worker, stimulus_id="kifudb-stopped-worker",
+                                           close=False)
+    return remove
+
+
 def _pieces(client, chunks: list, run: str, workers: int, progress: bool):
     """Yield ``(index, piece)`` of every chunk in order, a few chunks per worker in flight; the
-    progress bar counts the files as the cluster finishes them."""
-    from distributed import as_completed
-
+    progress bar counts the files as they are yielded. A worker that holds a piece past its
+    deadline (``piece_deadline``) is taken off the cluster."""
     bar = None
     if progress:
         from tqdm import tqdm
@@ -241,36 +402,38 @@ def _pieces(client, chunks: list, run: str, workers: int, progress: bool):
         bar = tqdm(total=sum(map(len, chunks)), unit="file", file=sys.stderr, desc="ingest",
                    leave=False, miniters=1)
     window = max(2, workers * 4)
-    futures, done, games = {}, {}, 0
-    running = as_completed()
+    futures: dict = {}  # chunk index -> future
+    games = 0
     submitted = 0
     try:
         for index in range(len(chunks)):
             while submitted < len(chunks) and submitted - index < window:
-                future = client.submit(read_piece, chunks[submitted], run, submitted,
-                                       pure=False)
-                futures[future] = submitted
-                running.add(future)
+                futures[submitted] = client.submit(read_piece, chunks[submitted], run,
+                                                   submitted, pure=False)
                 submitted += 1
-            while index not in done:
-                future = next(running)
-                try:
-                    piece = future.result()
-                except Exception as error:  # a worker that cannot write, or died too often
-                    raise ClusterError(f"a task of the ingest failed on the cluster: "
-                                       f"{type(error).__name__}: {error}; the batch it belonged "
-                                       f"to was not committed") from None
-                done[futures.pop(future)] = piece
-                if bar is not None:
-                    games += sum(len(f[4]) for f in piece["files"])
-                    bar.set_postfix_str(f"games {games:,}", refresh=False)
-                    bar.update(len(piece["files"]))
-            yield index, done.pop(index)
+            future = futures.pop(index)
+            try:
+                piece = _result(client, future, piece_deadline(chunks[index]),
+                                f"piece {index + 1} of the ingest ({len(chunks[index])} files)")
+            except ClusterError:
+                raise
+            except Exception as error:  # a worker that cannot write, or died too often
+                if _scheduler_gone(client, error):
+                    raise
+                raise ClusterError(f"a task of the ingest failed on the cluster: "
+                                   f"{type(error).__name__}: {_line(error)}; the batch it "
+                                   f"belonged to was not committed") from None
+            if bar is not None:
+                games += sum(len(f[4]) for f in piece["files"])
+                bar.set_postfix_str(f"games {games:,}", refresh=False)
+                bar.update(len(piece["files"]))
+            yield index, piece
     finally:
         if bar is not None:
             bar.close()
-        for future in futures:
-            future.cancel()
+        if client.status == "running":
+            for future in futures.values():
+                future.cancel()
 
 
 def read_piece(chunk: list, run: str, index: int) -> dict:
@@ -360,6 +523,9 @@ class _Commit:
 
     def __init__(self, client, store: Store, plan: _Plan, next_game: int, labels: dict):
         self.store, self.plan, self.next_game, self.labels = store, plan, next_game, labels
+        self.client = client
+        # as for a piece: the batch's rows are read and written again by one worker
+        self.deadline = piece_deadline([(path, None) for path, *_ in plan.files])
         self.name = f"b{plan.number:06d}"
         self.folder = store._new_folder(store.manifest(), self.name)
         files = pa.Table.from_pydict(
@@ -379,11 +545,11 @@ class _Commit:
         ``batches/``, replace the manifest."""
         store = self.store
         try:
-            self.future.result()
+            _result(self.client, self.future, self.deadline, f"writing batch {self.name}")
             store._install(self.folder, self.name)
         except BaseException as error:
             self.abandon()
-            if isinstance(error, OSError):
+            if isinstance(error, OSError) and not _scheduler_gone(self.client, error):
                 raise store._disk_error(error, f"writing batch {self.name}") from None
             raise
         manifest = store.manifest()
@@ -397,7 +563,8 @@ class _Commit:
         return self.name
 
     def abandon(self) -> None:
-        self.future.cancel()
+        if self.client.status == "running":
+            self.future.cancel()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

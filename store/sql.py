@@ -1,9 +1,9 @@
-"""The guarded door for analysts' SQL: one read-only statement, on a database that may read
-only the store's own Parquet files, within a time and a memory limit.
+"""The guarded door for analysts' SQL: one read-only statement, run in a child process that may
+read only the store's own Parquet files, within a time and a memory limit the operating system
+enforces.
 
-``run_sql`` uses a database per store (and memory limit) that may read only the store's Parquet
-files (``allowed_paths`` plus ``enable_external_access=false``, configuration locked) and
-accepts one read-only statement::
+``run_sql`` checks the statement here, then runs it in a process of ``store.sql_child`` (kept
+for the next query unless a limit stopped it)::
 
     >>> import tempfile
     >>> run_sql(tempfile.mkdtemp(), "SELECT count(*) AS games FROM games").rows
@@ -18,46 +18,58 @@ The guards, in the order a query meets them:
   are the functions and system views that show the database's settings or the machine
   (``current_setting``, ``duckdb_settings()``, ``duckdb_extensions()``, ``duckdb_secrets()``,
   ``which_secret``, ``duckdb_databases()``, ``duckdb_memory()``, ``pragma_*`` but
-  ``pragma_table_info``, ``pg_settings`` …: their values hold absolute paths — the allowed
-  Parquet files, the secret and extension folders — and the machine's memory), those that run
-  SQL given as text (``query``, ``query_table``: the check could not see into it), and those
-  that build one value whose size an argument sets (``repeat``, ``lpad``, ``rpad``,
-  ``list_resize``, ``bitstring``, ``range``/``generate_series`` as values — as tables they are
-  fine —, ``printf``/``format`` unless their format is a constant with small widths). DuckDB
-  builds such a value outside its memory accounting and cannot interrupt it:
-  ``repeat('x', 1500000000)`` takes 3 GB and 7 s whatever ``memory_limit`` says.
+  ``pragma_table_info``, ``pg_settings`` …: their values hold absolute paths and the machine's
+  memory), those that read files by name (``read_*``, ``parquet_*`` — ``parquet_metadata``'s
+  ``file_name`` —, ``glob``, ``sniff_csv``, ``FROM 'file.parquet'``: the store is read through
+  its views), those that run SQL given as text (``query``, ``query_table``: the check could
+  not see into it), and those that build one value whose size an argument sets (``repeat``,
+  ``lpad``, ``rpad``, ``list_resize``, ``bitstring``, ``range``/``generate_series`` as values
+  — as tables they are fine —, ``printf``/``format`` unless their format is a constant with
+  small widths): the memory limit would stop them, but these say why at once.
+- **Where it runs**: a child process (``store.sql_child``) whose working folder holds
+  ``STORE``, a link to the store: the views read ``STORE/batches/…``, so no answer, file name
+  or view definition (``duckdb_views()``, ``sqlite_master``, ``information_schema.views``)
+  holds the store's absolute path, whatever a query does with it (``reverse``, ``hex`` …).
 - **Files**: the database may open no file but the store's own Parquet files
-  (``enable_external_access=false`` also stops extension installs and loads, and reads of
-  ``~/.duckdb``), and it writes none: ``temp_directory`` is empty, so nothing spills to disk
-  (an operator that would spill fails with the memory limit instead).
+  (``allowed_paths`` plus ``enable_external_access=false``, configuration locked; no extension
+  installs or loads), and it writes none: ``temp_directory`` is empty, so nothing spills to
+  disk (an operator that would spill fails with the memory limit instead).
 - **Memory** (``memory_limit``, default ``DEFAULT_MEMORY_LIMIT`` = 1 GB): DuckDB's limit for its
-  buffers — hash tables, sorts, aggregates, materialized results. It is set before the
-  configuration is locked, so each limit has its own database per store, and it is shared by
-  the queries that run at the same time on that database; a query that needs more fails with
-  "needs more than 1 GB of memory". Values computed row by row (a long concatenation, say) are
-  not counted; the refused functions above are the cheap ways to make them huge.
+  buffers, and the child's address space (``RLIMIT_AS``) capped at that plus
+  ``sql_child.address_space``'s margin for DuckDB itself, so that what DuckDB does not count —
+  a value built row by row, nine nested ``replace('x', 'x', 'xxxxxxxxxx')`` — fails too: "needs
+  more than 16 MB of memory". The answer (pickled rows) may be no larger than the limit.
 - **Time** (``timeout``, default ``DEFAULT_TIMEOUT`` = 30 s, per query, including fetching the
-  rows): a ``threading.Timer`` interrupts the query's connection; it stops at DuckDB's next
-  check, within milliseconds for scans, joins and sorts.
-- **What is shown**: the store's folder in error messages and in string results (the views'
-  SQL in ``duckdb_views()``, ``sqlite_master``, ``information_schema.views``) reads ``STORE``.
+  rows): the child is killed at the deadline (and kills itself ``sql_child.GRACE`` seconds
+  later should this process be gone), whatever DuckDB is doing.
+- **What is shown**: a path the query named whole is written ``STORE/`` in error messages and
+  results.
 
-The defaults suit an interactive tool; ``kifudb sql --timeout SECONDS --memory-limit SIZE``
-raises them (``None`` here means no limit).
+A query costs a few milliseconds more than in this process (the rows cross a pipe); the first
+of a process starts its child (about a second: Python and DuckDB load). The defaults suit an
+interactive tool; ``kifudb sql --timeout SECONDS --memory-limit SIZE`` raises them (``None``
+here means no limit).
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
+import pickle
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import threading
 from typing import NamedTuple, Optional
 
 import duckdb
 
-from kifudb.store.engine import LOCK, Handle, as_store, remember
+from kifudb.store import sql_child
+from kifudb.store.engine import as_store
 from kifudb.store.folder import Store, StoreDamaged, damage_message
 from kifudb.store.schema import TABLES
 
@@ -70,8 +82,6 @@ DEFAULT_TIMEOUT = 30.0
 #: ``kifudb sql --memory-limit``); decimal units as DuckDB reads them (1 GB = 10⁹ bytes)
 DEFAULT_MEMORY_LIMIT = "1GB"
 _MIN_MEMORY = 16 * 10 ** 6  # below this DuckDB cannot open the views
-
-_SQL_DATABASES: dict = {}  # (store root, memory limit) -> Handle, most recently built last
 
 
 class SqlError(ValueError):
@@ -111,6 +121,11 @@ _TEXT_SQL = frozenset({"query", "query_table", "json_execute_serialized_sql"})
 #: accounting and not interruptible (``range`` and ``generate_series`` only as values)
 _UNBOUNDED = frozenset({"repeat", "lpad", "rpad", "list_resize", "array_resize", "bitstring"})
 _LIST_MAKERS = frozenset({"range", "generate_series"})
+#: the functions that read, list or describe files by name (``parquet_metadata``'s
+#: ``file_name``, ``read_parquet``'s ``filename``, ``glob``'s ``file`` …): the store is read
+#: through its views
+_FILE_READERS = ("read_", "parquet_", "sniff_csv", "glob", "seq_scan", "arrow_scan",
+                 "pandas_scan", "python_", "iceberg_", "delta_")
 _FORMATTERS = frozenset({"printf", "format"})
 _WIDE_SPEC = re.compile(r"\d{4,}|\*|\{[^{}]*\{")  # a width of 1000 or more, or one from an argument
 _SPECS = re.compile(r"%[^a-zA-Z%]*[a-zA-Z%]|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
@@ -118,6 +133,9 @@ _SPECS = re.compile(r"%[^a-zA-Z%]*[a-zA-Z%]|\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\}")
 
 _SHOWS = "it shows the database's settings or the machine"
 _RUNS_TEXT = "it runs SQL given as text, which cannot be checked"
+_READS_FILES = ("it reads files by name, which is disabled by configuration here (it would "
+                "show where they are): the store is read through its views (games, positions, "
+                "moves, sources, findings, files …)")
 
 
 def _hidden(kind: str, name: str) -> Optional[str]:
@@ -208,6 +226,8 @@ def _refusal(kind: str, name: str, node: dict) -> Optional[str]:
     hidden = _hidden(kind, name)
     if hidden:
         return hidden
+    if name.startswith(_FILE_READERS) or (kind == "table" and any(c in name for c in "/.\\")):
+        return _READS_FILES  # a table named by a file's name (FROM 'x.parquet') too
     if name in _UNBOUNDED or (kind == "function" and name in _LIST_MAKERS):
         return ("it builds a value of any size an argument asks for, which no memory limit "
                 "can stop" + (" (as a table, FROM range(n), it is fine)"
@@ -268,6 +288,8 @@ def check_sql(text: str) -> str:
     query = statement.query.strip()
     for kind, name, node in _references(_parse_tree(query)):
         reason = _refusal(kind, name, node)
+        if reason == _READS_FILES and kind != "table" and _constant_text(node) is not None:
+            name = f"{name}('{_constant_text(node)}')"  # which file (run_sql masks the store)
         if reason:
             raise SqlError(f"{name} is refused: {reason}")
     return query
@@ -312,38 +334,125 @@ def _seconds(value) -> float:
     return float(value)
 
 
-# ----- the database and the query --------------------------------------------------------------
+# ----- the query, in a child process ------------------------------------------------------------
+
+#: the name of the store's folder as the child's DuckDB sees it (a link in its working folder)
+_LINK = "STORE"
 
 
-def _sql_database(store: Store, memory: Optional[int] = None) -> duckdb.DuckDBPyConnection:
-    """The analysts' database of a store: its views, readable files limited to the store's
-    Parquet files, no temporary files, ``memory`` bytes at most (None: DuckDB's default),
-    configuration locked."""
-    stamp = store.stamp()
-    key = (store.root, memory)
-    with LOCK:
-        handle = _SQL_DATABASES.get(key)
-        if handle is not None and handle.stamp == stamp:
-            return handle.database
-        manifest = store.manifest()
-        database = duckdb.connect(config={"autoinstall_known_extensions": False,
-                                          "autoload_known_extensions": False})
-        if memory is not None:
-            database.execute(f"SET memory_limit = '{int(memory)}B'")
-        database.execute("SET temp_directory = ''")  # nothing spills to disk
-        for statement in store.view_statements(manifest):
-            database.execute(statement)
-        files = [f for table in TABLES for f in store.table_files(table, manifest)]
-        database.execute("SET allowed_paths = $1", [files])
-        database.execute("SET enable_external_access = false")
-        database.execute("SET lock_configuration = true")
-        remember(_SQL_DATABASES, key, Handle(stamp, None, database, set(), {}, {}))
-        return database
+class _Child:
+    """A process of ``store.sql_child`` with its private working folder (where ``STORE`` links
+    to the store being asked) and its address-space limit for ``memory``."""
+
+    def __init__(self, memory: Optional[int]):
+        self.memory = memory
+        self.folder = tempfile.mkdtemp(prefix="kifudb-sql-")
+        address = "" if memory is None else str(sql_child.address_space(memory))
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", "from kifudb.store.sql_child import main; main()", address],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            cwd=self.folder, env={**os.environ, **sql_child.ENVIRONMENT})
+        self.killed = threading.Event()
+
+    def kill(self) -> None:
+        self.killed.set()
+        self.process.kill()
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            stream.close()
+        shutil.rmtree(self.folder, ignore_errors=True)  # the link, not the store
+
+    def ask(self, root: str, request: dict, timeout: Optional[float]) -> tuple:
+        """The child's answer to ``request`` on the store at ``root``: ``("rows", columns,
+        rows)``, ``("memory", why)``, ``("error", message)``, ``("time",)`` (killed at the
+        deadline) or ``("large",)`` (an answer larger than the memory limit, not read)."""
+        link = os.path.join(self.folder, _LINK)
+        if os.path.islink(link):
+            os.remove(link)
+        os.symlink(root, link)
+        timer = threading.Timer(_START, self.kill)  # the start and the views
+        timer.start()
+        try:
+            sql_child.write_frame(self.process.stdin, pickle.dumps(request))
+            frame = sql_child.read_frame(self.process.stdout)
+            if frame == b"":  # the query starts: its deadline runs from here
+                timer.cancel()
+                timer.join()
+                if timeout is not None:
+                    timer = threading.Timer(timeout, self.kill)
+                    timer.start()
+                frame = sql_child.read_frame(self.process.stdout, self.memory)
+        except OverflowError:
+            return ("large",)
+        except (BrokenPipeError, OSError):
+            frame = None
+        finally:
+            timer.cancel()
+            timer.join()
+        if frame is not None:
+            return pickle.loads(frame)
+        if self.killed.is_set():
+            return ("time",)
+        code = self.process.wait()
+        how = f"signal {-code}" if code < 0 else f"exit status {code}"
+        if self.memory is not None:
+            return ("memory", f"the query's process stopped ({how}) at its address-space limit")
+        return ("error", f"the query's process stopped ({how})")
+
+
+#: seconds a query's process may take to start and make the views (the query's own deadline
+#: runs after)
+_START = 120
+#: processes kept for the next queries, per memory limit and store
+_IDLE: dict = {}
+_KEEP = 2
+_CHILDREN_LOCK = threading.Lock()
+
+
+def _ask_child(root: str, request: dict, timeout: Optional[float],
+               memory: Optional[int]) -> tuple:
+    """``_Child.ask`` on an idle process for ``memory`` (or a new one); a process that was
+    killed, ran out of memory or died is not used again."""
+    with _CHILDREN_LOCK:
+        idle = _IDLE.get((memory, root), [])
+        child = None
+        while idle and child is None:
+            child = idle.pop()
+            if child.process.poll() is not None:
+                child.close()
+                child = None
+    child = child or _Child(memory)
+    answer = ("error", "the query was not run")
+    try:
+        answer = child.ask(root, request, timeout)
+    finally:
+        with _CHILDREN_LOCK:
+            kept = _IDLE.setdefault((memory, root), [])
+            if answer[0] in ("rows", "error") and child.process.poll() is None \
+                    and len(kept) < _KEEP:
+                kept.append(child)
+                child = None
+        if child is not None:
+            child.close()
+    return answer
+
+
+@atexit.register
+def _close_children() -> None:
+    with _CHILDREN_LOCK:
+        for children in _IDLE.values():
+            for child in children:
+                child.close()
+        _IDLE.clear()
 
 
 def _hide(value, root: str):
     """``value`` with the store's folder (``root``, ending in a slash) written ``STORE/``
-    (strings, and inside lists, dicts)."""
+    (strings, and inside lists, dicts): a path a query was given whole."""
     if isinstance(value, str):
         return value.replace(root, "STORE/") if root in value else value
     if isinstance(value, (list, tuple)):
@@ -351,6 +460,19 @@ def _hide(value, root: str):
     if isinstance(value, dict):
         return {_hide(k, root): _hide(v, root) for k, v in value.items()}
     return value
+
+
+def _request(store: Store, root: str, query: str, limit, timeout, memory) -> dict:
+    """What the child needs: the views and files of the latest commit, with the store's folder
+    written ``STORE/`` (the link in the child's folder)."""
+    manifest = store.manifest()
+    quoted = root.replace("'", "''")  # as ``folder.sql_string`` writes it in the views
+    statements = [s.replace(quoted, f"{_LINK}/") for s in store.view_statements(manifest)]
+    files = [f"{_LINK}/{f[len(root):]}" for table in TABLES
+             for f in store.table_files(table, manifest)]
+    return {"key": (root, store.stamp(), manifest.get("batches")), "statements": statements,
+            "files": files, "memory": memory, "query": query, "limit": limit,
+            "timeout": timeout}
 
 
 def run_sql(store, text: str, limit: Optional[int] = 1000,
@@ -367,49 +489,43 @@ def run_sql(store, text: str, limit: Optional[int] = 1000,
     ...
     kifudb.store.sql.SqlError: stopped after 0.2 s: the time limit; raise it with --timeout
     """
-    query = check_sql(text)
+    store = as_store(store)
+    root = os.path.join(str(store.root), "")
+    try:
+        query = check_sql(text)
+    except SqlError as error:  # a path named in the query, written STORE/
+        raise SqlError(_hide(str(error), root)) from None
     if limit is not None:
         limit = _count(limit, "limit", minimum=0)
     if timeout is not None:
         timeout = _seconds(timeout)
     memory = None if memory_limit is None else memory_size(memory_limit)
-    store = as_store(store)
-    root = os.path.join(str(store.root), "")
     for attempt in (0, 1):
         stamp = store.stamp()
-        stopped = threading.Event()
-        try:
-            with _sql_database(store, memory).cursor() as cursor:
-                def stop():
-                    stopped.set()
-                    cursor.interrupt()
-                timer = threading.Timer(timeout, stop) if timeout is not None else None
-                if timer is not None:
-                    timer.start()
-                try:
-                    cursor.execute(query)
-                    columns = [d[0] for d in cursor.description or ()]
-                    rows = cursor.fetchall() if limit is None else cursor.fetchmany(limit + 1)
-                finally:
-                    if timer is not None:
-                        timer.cancel()
-                        timer.join()  # its thread lets go of the cursor before the cursor closes
+        answer = _ask_child(root, _request(store, root, query, limit, timeout, memory),
+                            timeout, memory)
+        kind = answer[0]
+        if kind == "rows":
             break
-        except duckdb.Error as error:
-            if stopped.is_set():
-                raise SqlError(f"stopped after {timeout:g} s: the time limit; raise it with "
-                               f"--timeout", limit="time") from None
-            if isinstance(error, duckdb.OutOfMemoryException) and memory is not None:
-                first = str(error).splitlines()[0] if str(error) else "out of memory"
-                raise SqlError(f"needs more than {_size_text(memory)} of memory: "
-                               f"{_hide(first, root)}; raise the limit with --memory-limit",
-                               limit="memory") from None
-            if attempt == 0 and store.stamp() != stamp:
-                continue  # the store changed under the query (a compaction): once more
-            damage = damage_message(error, store.root)
-            if damage is not None:  # not the query's fault: the store's
-                raise StoreDamaged(_hide(damage, root)) from None
-            raise SqlError(_hide(str(error), root)) from None
+        if kind == "time":
+            raise SqlError(f"stopped after {timeout:g} s: the time limit; raise it with "
+                           f"--timeout", limit="time")
+        if kind == "large":
+            raise SqlError(f"the answer is larger than the memory limit ({_size_text(memory)}): "
+                           f"ask for fewer rows (--limit) or columns, or raise --memory-limit",
+                           limit="memory")
+        if kind == "memory" and memory is not None:
+            raise SqlError(f"needs more than {_size_text(memory)} of memory: "
+                           f"{_hide(answer[1], root)}; raise the limit with --memory-limit",
+                           limit="memory")
+        message = answer[1]
+        if attempt == 0 and store.stamp() != stamp:
+            continue  # the store changed under the query (a compaction): once more
+        damage = damage_message(Exception(message), store.root)
+        if damage is not None:  # not the query's fault: the store's
+            raise StoreDamaged(_hide(damage, root))
+        raise SqlError(_hide(message, root))
+    _, columns, rows = answer
     truncated = limit is not None and len(rows) > limit
     rows = rows[:limit] if truncated else rows
     return SqlResult(_hide(columns, root), [_hide(r, root) for r in rows], truncated)

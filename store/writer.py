@@ -8,7 +8,10 @@ committed atomically (``store.folder.Store.commit``), so an interrupted ingest l
 batch it was writing, and the next run reads those files again; at the end, batches of the same
 size are merged (``store.tiers``) so that lookups read few files. Memory stays bounded: a batch is
 committed once it holds ``batch_positions`` positions (half a million by default: about 150 MB of
-rows in memory)::
+rows in memory) or ``batch_files`` files (``BATCH_FILES``: a folder of one-game downloads
+commits as it goes too). The work grows with the files and games read, however many games share
+their moves (``Catalogue``). A merge that fails (a full disk) leaves the batches committed:
+``MergeFailed`` says what was stored::
 
     >>> import tempfile
     >>> report = ingest_paths(["data/samples/games.usi"], tempfile.mkdtemp())
@@ -19,6 +22,8 @@ rows in memory)::
 from __future__ import annotations
 
 import hashlib
+import heapq
+import itertools
 import os
 import re
 import stat
@@ -28,8 +33,15 @@ from dataclasses import dataclass, field
 from kifudb.ingest.pipeline import StoredGame, read_files
 from kifudb.ingest.read import record_files
 from kifudb.labels.classify import definitions_version
+from kifudb.labels.players import canonical_name
+from kifudb.store.diagnose import diagnose
 from kifudb.store.folder import Store
+from kifudb.store.manifest import StoreError
 from kifudb.store.tiers import BASE
+
+#: files a batch holds at most: a batch of ``BASE`` positions would hold 125,000 one-game
+#: files of a few moves each, all read again after a kill
+BATCH_FILES = 10_000
 
 
 @dataclass
@@ -54,10 +66,18 @@ class IngestReport:
     stale_labels: str = None
 
     def merge(self, store: Store, base: int) -> None:
-        """Merge the store's batches of the same size (``Store.tidy``), timed."""
+        """Merge the store's batches of the same size (``Store.tidy``), timed; ``MergeFailed``
+        if a merge fails (the batches committed stay)."""
         started = time.perf_counter()
-        self.merged = store.tidy(base)
-        self.merge_seconds = time.perf_counter() - started
+        try:
+            self.merged = store.tidy(base)
+        except Exception as error:
+            said = diagnose(error, store.root, check=False)
+            if said is not None and said.startswith("store damaged"):
+                raise  # a damaged batch stops the merge: the damage is what to say
+            raise MergeFailed(self, said or f"{type(error).__name__}: {error}") from error
+        finally:
+            self.merge_seconds = time.perf_counter() - started
 
     def count_game(self, added: bool, positions: int) -> None:
         """One game read: new (with its positions) or stored already."""
@@ -67,6 +87,38 @@ class IngestReport:
             self.positions_added += positions
         else:
             self.games_known += 1
+
+
+class MergeFailed(StoreError):
+    """The merge after an ingest failed, and only it: what the ingest stored stays committed
+    (``report``, its ``IngestReport``), and the store is as its last commit left it. The
+    message says what was stored, why the merge failed, and what to do."""
+
+    def __init__(self, report: IngestReport, why: str):
+        self.report = report
+        full = why.startswith("the disk is full")
+        super().__init__(
+            f"{'the disk is full' if full else why.splitlines()[0]}: merging batches of the "
+            f"same size after the ingest failed, and only that: {_stored(report)}, and the store "
+            f"is as that commit left it. {'Free some space and run' if full else 'Run'} the "
+            f"ingest again: the files stored are skipped and the merge is done then.")
+
+
+def _stored(report: IngestReport) -> str:
+    """What an ingest committed, in words (``MergeFailed``)."""
+    if not report.batches:
+        return "the ingest stored nothing new (every file was stored already)"
+    names = report.batches
+    which = (f"batch {names[0]} is" if len(names) == 1 else
+             f"batches {', '.join(names)} are" if len(names) <= 3 else
+             f"{len(names)} batches ({names[0]} to {names[-1]}) are")
+    return (f"the ingest's {which} committed ({_plural(report.files_read, 'file')} read, "
+            f"{_plural(report.games_added, 'new game')} and "
+            f"{_plural(report.positions_added, 'position')} stored)")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"  # as kifudb.output.plural
 
 
 def file_digest(path: str) -> tuple:
@@ -84,7 +136,8 @@ def file_digest(path: str) -> tuple:
 
 
 def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
-                 batch_positions: int = BASE, cluster: str = None) -> IngestReport:
+                 batch_positions: int = BASE, cluster: str = None,
+                 batch_files: int = BATCH_FILES) -> IngestReport:
     """Ingest files, folders and globs into the store at ``store_dir`` (a folder or a
     ``Store``; see the module doc). ``cluster`` (``tcp://HOST:PORT``, ``local:N``) reads on a
     Dask cluster instead of ``jobs`` local processes (``store.cluster``): the same store."""
@@ -106,7 +159,7 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
                 report.files_skipped += 1
                 continue
             todo.append((absolute, digest, size))
-        batch = store.batch()
+        batch, files = store.batch(), 0
         reads = read_files([t[0] for t in todo], jobs, "ingest" if progress else None,
                            labels=True, lines=True)
         for (path, digest, size), read in zip(todo, reads):
@@ -129,9 +182,10 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
             report.findings += len(read.findings)
             batch.add_file(path, digest, size, game_ids)
             report.files_read += 1
-            if batch.positions >= batch_positions:
+            files += 1
+            if batch.positions >= batch_positions or files >= batch_files:
                 report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
-                batch = store.batch()
+                batch, files = store.batch(), 0
         if not batch.empty():
             report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
         report.merge(store, batch_positions)
@@ -161,53 +215,64 @@ def ingest_state(store: Store, report: IngestReport) -> tuple:
 class Catalogue:
     """The games of a store by fingerprint, and where each game read goes: a new game gets the
     next dense id; the same moves with compatible players and date (``_same_game``) are a game
-    stored already, described anew when this source says more. The order games are placed in
-    decides the ids, so every ingest path places them in the order of its files::
+    stored already — the lowest id when several are — described anew when this source says
+    more. The order games are placed in decides the ids, so every ingest path places them in
+    the order of its files::
 
         >>> catalogue = Catalogue(1)
-        >>> catalogue.place("f", 3, ("2024-01-01", "羽生善治", None))
+        >>> catalogue.place("f", 3, _identity("2024-01-01", "羽生善治", None))
         (1, True, False)
-        >>> catalogue.place("f", 5, (None, "羽生善治竜王", "藤井聡太"))
+        >>> catalogue.place("f", 5, _identity(None, "羽生善治竜王", "藤井聡太"))
         (1, False, True)
-        >>> catalogue.place("f", 2, ("2024-01-02", None, None)), catalogue.next_game
+        >>> catalogue.place("f", 2, _identity("2024-01-02", None, None)), catalogue.next_game
         ((2, True, False), 3)
+
+    Placing a game costs the same however many games share its moves (``_Games``).
     """
 
     def __init__(self, next_game: int):
         self.next_game = next_game
         #: fingerprint (as a number) -> the games stored with these moves: one
-        #: ``(game id, detail, identity)``, or a list of them when several are (kept small: the
+        #: ``(game id, detail, identity)``, or a ``_Games`` when several are (kept small: the
         #: client of a cluster ingest holds one entry per game of the store, about 250 bytes)
         self.stored: dict = {}
         self._texts: dict = {}  # one copy of each date and player name
 
     def remember(self, fingerprint: str, game_id: int, detail: int, identity: tuple) -> None:
         """A game already stored (``ingest_state``)."""
-        self._add(_fingerprint_key(fingerprint), game_id, detail, identity)
+        self._add(_fingerprint_key(fingerprint), (game_id, detail, self._shared(identity)))
 
-    def _add(self, key, game_id: int, detail: int, identity: tuple) -> None:
-        entry = (game_id, detail, self._shared(identity))
+    def _add(self, key, entry: tuple) -> None:
         same = self.stored.get(key)
-        self.stored[key] = entry if same is None else (
-            [*same, entry] if isinstance(same, list) else [same, entry])
+        if same is None:
+            self.stored[key] = entry
+        elif isinstance(same, _Games):
+            same.add(entry)
+        else:
+            self.stored[key] = _Games([same, entry])
 
     def place(self, fingerprint: str, detail: int, identity: tuple) -> tuple:
         """``(game id, added, describe)`` of one source of a game: ``added`` for a new game,
         ``describe`` for a stored one this source says more about."""
         key = _fingerprint_key(fingerprint)
+        identity = self._shared(identity)
         same = self.stored.get(key)
-        games = [] if same is None else same if isinstance(same, list) else [same]
-        known = next((i for i, (_, _, other) in enumerate(games) if _same_game(identity, other)),
-                     None)
+        if isinstance(same, _Games):
+            known = same.find(identity)
+        else:
+            known = same if same is not None and _same_game(identity, same[2]) else None
         if known is None:
             game_id = self.next_game
             self.next_game += 1
-            self._add(key, game_id, detail, identity)
+            self._add(key, (game_id, detail, identity))
             return game_id, True, False
-        game_id, stored_detail, stored_identity = games[known]
-        games[known] = (game_id, max(detail, stored_detail),
-                        self._shared(_merge(stored_identity, identity)))
-        self.stored[key] = games if len(games) > 1 else games[0]
+        game_id, stored_detail, stored_identity = known
+        entry = (game_id, max(detail, stored_detail),
+                 self._shared(_merge(stored_identity, identity)))
+        if isinstance(same, _Games):
+            same.replace(entry)
+        else:
+            self.stored[key] = entry
         return game_id, False, detail > stored_detail
 
     def _shared(self, identity: tuple) -> tuple:
@@ -215,6 +280,97 @@ class Catalogue:
         repeat)."""
         return tuple(None if text is None else self._texts.setdefault(text, text)
                      for text in identity)
+
+
+#: games with the same moves compared one by one; above this many, they are filed (``_Games``)
+_SCAN = 8
+#: every set of an identity's three fields (date, black, white), as bits
+_MASKS = range(8)
+
+
+class _Games:
+    """The games stored with the same moves (``(game id, detail, identity)`` by id), and the
+    one a source may be. A few are compared one by one; above ``_SCAN``, each game is filed
+    under its values of each set of the identity's fields (``_bucket``), so that finding the
+    games a source may be — those that agree with it wherever both say something — is at most
+    eight lookups, not a comparison with every game of these moves (20,000 one-game files of
+    the same opening, each with other players, were 200 million comparisons)::
+
+        >>> games = _Games([(n, 0, (None, f"a{n}", "b")) for n in range(1, 21)])
+        >>> games.find((None, "a10", None))[0], games.find(("2024-01-01", "a1", "b"))[0]
+        (10, 1)
+        >>> games.find((None, "a21", "b")) is None
+        True
+
+    A bucket holds one game id, or a heap of them (the lowest first); a game whose identity
+    gains a field is filed anew under the sets that field is part of, and its earlier places,
+    now wrong, are dropped when they come to the top (``_first``).
+    """
+
+    __slots__ = ("games", "buckets")
+
+    def __init__(self, entries: list):
+        self.games: dict = {}
+        self.buckets = None  # {bucket: game id or heap of them}, once there are more than _SCAN
+        for entry in entries:
+            self.add(entry)
+
+    def add(self, entry: tuple) -> None:
+        self.games[entry[0]] = entry
+        if self.buckets is not None:
+            self._file(entry[0], entry[2], _MASKS)
+        elif len(self.games) > _SCAN:
+            self.buckets = {}
+            for game_id, _, identity in self.games.values():
+                self._file(game_id, identity, _MASKS)
+
+    def replace(self, entry: tuple) -> None:
+        """Game ``entry[0]``, its detail and identity merged with a new source's."""
+        before = self.games[entry[0]][2]
+        self.games[entry[0]] = entry
+        if self.buckets is not None:
+            self._file(entry[0], entry[2],
+                       [m for m in _MASKS if _bucket(m, before) != _bucket(m, entry[2])])
+
+    def _file(self, game_id: int, identity: tuple, masks) -> None:
+        for mask in masks:
+            bucket = _bucket(mask, identity)
+            filed = self.buckets.setdefault(bucket, game_id)
+            if isinstance(filed, list):
+                heapq.heappush(filed, game_id)
+            elif filed != game_id:  # a second game: a heap (one game is a number, 28 bytes)
+                self.buckets[bucket] = [min(filed, game_id), max(filed, game_id)]
+
+    def find(self, identity: tuple):
+        """The game (lowest id) ``identity`` may be (``_same_game``), or None."""
+        if self.buckets is None:
+            return next((e for _, e in sorted(self.games.items())
+                         if _same_game(identity, e[2])), None)
+        mask = sum(1 << i for i, value in enumerate(identity) if value is not None)
+        said = [value for value in identity if value is not None]
+        found = [self._first(mask, values)
+                 for values in itertools.product(*((value, None) for value in said))]
+        best = min((game_id for game_id in found if game_id is not None), default=None)
+        return None if best is None else self.games[best]
+
+    def _first(self, mask: int, values: tuple):
+        """The lowest id filed (still rightly) under ``mask`` and ``values``, or None."""
+        bucket = (mask, *values)
+        filed = self.buckets.get(bucket)
+        if isinstance(filed, int):
+            if _bucket(mask, self.games[filed][2]) == bucket:
+                return filed
+            del self.buckets[bucket]
+            return None
+        while filed and _bucket(mask, self.games[filed[0]][2]) != bucket:
+            heapq.heappop(filed)
+        return filed[0] if filed else None
+
+
+def _bucket(mask: int, identity: tuple) -> tuple:
+    """Where a game of ``identity`` is filed for the fields of ``mask``: the mask and their
+    values (None where the game says nothing)."""
+    return (mask, *(value for i, value in enumerate(identity) if mask >> i & 1))
 
 
 _FINGERPRINT = re.compile("[0-9a-f]{16}")
@@ -242,23 +398,31 @@ _DETAIL_SQL = ("(" + " + ".join(f"(CASE WHEN {c} IS NULL THEN 0 ELSE 1 END)" for
 
 
 def _identity(date, black, white) -> tuple:
-    """What tells two games with the same moves apart: the date and the players (names
-    without spaces, so that ``羽生 善治`` is ``羽生善治``)."""
-    date = date.isoformat() if hasattr(date, "isoformat") else date
-    return (date or None, *(("".join(name.split()) or None) if name else None
-                            for name in (black, white)))
+    """What tells two games with the same moves apart: the date and the players, by their
+    canonical names (``labels.players``: ``羽生 善治竜王`` is ``羽生善治``, ``a1`` is not
+    ``a10``)::
+
+        >>> _identity("2024-01-01", "羽生 善治竜王", "a1")
+        ('2024-01-01', '羽生善治', 'a1')
+    """
+    date = (date.isoformat() if hasattr(date, "isoformat") else date) or None
+    return (date, *((canonical_name(name, date) or None) if name else None
+                    for name in (black, white)))
 
 
 def _same_game(a: tuple, b: tuple) -> bool:
-    """True unless two sources of the same moves name a different date or a different player
-    (a name that contains the other, ``羽生善治`` and ``羽生善治竜王``, is the same player)::
+    """True unless two identities (``_identity``) of the same moves name a different date or
+    a different player::
 
-        >>> _same_game(("2024-01-01", "羽生善治", None), (None, "羽生善治竜王", "藤井聡太"))
+        >>> _same_game(_identity("2024-01-01", "羽生善治", None),
+        ...            _identity(None, "羽生善治竜王", "藤井聡太"))
         True
+        >>> _same_game(_identity(None, "a1", "b"), _identity(None, "a10", "b"))
+        False
         >>> _same_game(("2024-01-01", "羽生善治", None), ("2024-01-02", None, None))
         False
     """
-    return all(x is None or y is None or x in y or y in x for x, y in zip(a, b))
+    return all(x is None or y is None or x == y for x, y in zip(a, b))
 
 
 def _merge(a: tuple, b: tuple) -> tuple:

@@ -16,7 +16,7 @@ from kifudb.labels.classify import (DefinitionError, GameLabels, Reached, SideLa
 from kifudb.core.handicap import HANDICAPS
 from kifudb.core.move import Move
 from kifudb.core.position import Position
-from kifudb.cli.classify import classify
+from kifudb.cli_classify import classify
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "classify"
 

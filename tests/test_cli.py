@@ -117,3 +117,20 @@ def test_game_shows_one_stored_game(tmp_path):
     assert len(data["sfens"]) == 4 and {v["line"] for v in data["variations"]} == set(range(1, 8))
     missing = runner.invoke(main, ["game", "99", "--store", store])
     assert missing.exit_code == 1 and "no game 99" in missing.output
+
+
+def test_findings_counts_obey_the_path_as_the_list_does(fixtures_store):
+    """``kifudb stats findings --path``: the counts by code count the findings listed."""
+    import json
+
+    def answer(*path):
+        result = run("stats", "findings", "--store", fixtures_store, *path, "--limit", "100000",
+                     "--format", "json")
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    assert answer("--path", "/etc/passwd") == {"by_code": [], "findings": []}
+    everything = answer()
+    some = answer("--path", "illegal")
+    assert 0 < len(some["findings"]) < len(everything["findings"])
+    assert sum(row["count"] for row in some["by_code"]) == len(some["findings"])

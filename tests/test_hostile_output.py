@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from kifudb.cli import main
 from kifudb.output import csv_cell, csv_text, json_text, printable
-from kifudb.cli.validate import render_html, summarize
+from kifudb.cli_validate import render_html, summarize
 
 #: what must never reach a terminal raw: C0 but the output's own newlines, DEL, C1, the line
 #: and paragraph separators, the bidi overrides and isolates

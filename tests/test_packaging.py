@@ -194,7 +194,7 @@ def test_the_wheel_runs_from_any_folder(wheel, tmp_path):
     ingest = subprocess.run([kifudb, "ingest", str(SAMPLES), "--store", "store"], cwd=work,
                             capture_output=True, text=True)
     assert ingest.returncode == 0, ingest.stdout + ingest.stderr
-    assert "store store: 18 games, 2438 positions" in ingest.stdout
+    assert f"store {work / 'store'}: 18 games, 2438 positions" in ingest.stdout
     explore = subprocess.run([str(python), "-m", "kifudb", "explore", "--store", "store"],
                              cwd=work, capture_output=True, text=True)
     assert explore.returncode == 0 and "▲７六歩" in explore.stdout, explore.stderr

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from kifudb.analytics import players, stats
 from kifudb.analytics.filters import GameFilter
 from kifudb.cli import main
-from kifudb.labels.players import RulesError, canonical, rules
+from kifudb.labels.players import RulesError, canonical, canonical_name, rules
 from kifudb.store.folder import Store
 from kifudb.store.writer import ingest_paths
 
@@ -76,6 +76,62 @@ def test_canonical_names_hold_on_every_real_record(every_record):
 def test_spellings_of_one_player(written):
     assert canonical(written) == ("羽生善治", False, ())
     assert canonical("ＨＡＢＵ　Ｙｏｓｈｉｈａｒｕ").name == "HABU Yoshiharu"  # NFKC
+
+
+def test_every_suffix_the_rules_know_leaves_the_player(tmp_path):
+    """Each title (with its prefixes), crown, rank and honorific of ``players.toml`` after a
+    name leaves the player's canonical name (``canonical_name``, what the ingest tells two
+    games apart by), and a name that only begins another is another player."""
+    r = rules()
+    suffixes = [*r.titles, *r.crowns, *r.ranks, *r.honorifics,
+                *(prefix + title for prefix in r.title_prefixes for title in r.titles)]
+    assert len(suffixes) > 200
+    assert {canonical_name("羽生善治" + suffix) for suffix in suffixes} == {"羽生善治"}
+    assert {canonical_name("羽生 善治" + suffix) for suffix in suffixes} == {"羽生善治"}
+    assert len({canonical_name(f"a{n}") for n in range(1, 201)}) == 200
+    assert canonical_name("藤井竜王", "2022-01-10") == canonical_name("藤井聡太")
+    assert canonical_name("藤井竜王", "1999-06-01") == canonical_name("藤井猛九段")
+
+
+def one_game(folder: Path, name: str, black: str, white: str = "先手", date: str = None) -> None:
+    """A CSA file of the same three moves, with these players (and date)."""
+    started = f"$START_TIME:{date}\n" if date else ""
+    (folder / f"{name}.csa").write_text(f"V2.2\nN+{black}\nN-{white}\n{started}PI\n+\n"
+                                        f"+7776FU\n-3334FU\n+8822UM\n", encoding="utf-8")
+
+
+def test_players_whose_names_begin_one_another_are_different_games(tmp_path):
+    """200 files of the same moves by ``a1`` … ``a200`` are 200 games (they were 9: ``a1`` was
+    taken for ``a10``, ``a100`` … as if ``0`` were a title)."""
+    records = tmp_path / "records"
+    records.mkdir()
+    for n in range(1, 201):
+        one_game(records, f"g{n}", f"a{n}", "b")
+    report = ingest_paths([records], tmp_path / "store")
+    assert (report.games_added, report.games_known) == (200, 0)
+    store = Store(tmp_path / "store")
+    assert store.connect().execute("SELECT count(DISTINCT black) FROM games").fetchone() == (200,)
+
+
+def test_a_title_or_rank_after_a_name_is_the_same_game(tmp_path):
+    """Sources of the same moves whose players differ only by a title, rank, honorific or
+    spaces are one game, with a source each; other players (藤井猛, 藤井聡太) stay apart; a
+    surname with a title is whoever held it on the game's date."""
+    records = tmp_path / "records"
+    records.mkdir()
+    spellings = ["羽生善治", "羽生善治竜王", "羽生 善治九段", "羽生善治永世七冠", "羽生五段",
+                 "羽生善治(名人)", "羽生善治先生", "羽生善治王位・棋聖"]
+    for n, black in enumerate(spellings):
+        one_game(records, f"habu{n}", black, "森内俊之名人")
+    one_game(records, "fujii-dated", "藤井竜王", "渡辺明", "2022/01/10 10:00:00")
+    one_game(records, "fujii-sota", "藤井聡太", "渡辺明九段", "2022/01/10 10:00:00")
+    one_game(records, "fujii-takeshi", "藤井猛", "渡辺明", "2022/01/10 10:00:00")
+    report = ingest_paths([records], tmp_path / "store")
+    assert report.games_read == len(spellings) + 3
+    assert (report.games_added, report.games_known) == (3, len(spellings))
+    c = Store(tmp_path / "store").connect()
+    assert sorted(c.execute("SELECT count(*) FROM sources GROUP BY game").fetchall()) == \
+        [(1,), (2,), (len(spellings),)]
 
 
 def test_titles_resolve_by_period_and_different_people_stay_apart():

@@ -32,9 +32,9 @@ from kifudb.ingest.decode import decode
 from kifudb.ingest.read import read_path
 from kifudb.store.writer import ingest_paths
 from kifudb.ingest.validate import validate_record
-from kifudb.cli.store import explore as explore_command
-from kifudb.cli.store import search as search_command
-from kifudb.cli.store import sql as sql_command
+from kifudb.cli_store import explore as explore_command
+from kifudb.cli_store import search as search_command
+from kifudb.cli_store import sql as sql_command
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORDS = ROOT / "tests" / "fixtures" / "records"

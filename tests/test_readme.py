@@ -41,6 +41,9 @@ STORE_COMMANDS = {"ingest", "search", "explore", "sql", "game", "stats", "relabe
 DEFAULT_STORE = "data/store"
 #: what the demo store holds (``make demo``)
 DEMO_INPUT = "data/samples"
+#: where the README's examples write: a fresh folder of the test's instead (a file left by an
+#: earlier run is not replaced without --overwrite)
+EXAMPLE_OUTPUT = "/tmp/kifudb-readme"
 
 
 @dataclass
@@ -161,6 +164,8 @@ def test_command_example(block, tmp_path, request):
     for number, argv, want in steps:
         assert argv[0] == "kifudb", f"README.md:{number}: only kifudb commands are run"
         argv, store_name = with_store(argv, stores, tmp_path)
+        argv = [str(tmp_path / arg[len("/tmp/"):]) if arg.startswith(EXAMPLE_OUTPUT) else arg
+                for arg in argv]
         if store_name is not None and store_name not in fresh:
             fresh.add(store_name)
             if argv[1] != "ingest":  # read before any ingest: the demo store
@@ -170,6 +175,7 @@ def test_command_example(block, tmp_path, request):
         got = done.stdout
         for name, folder in stores.items():
             got = got.replace(str(folder), name)
+        got = got.replace(str(tmp_path / "kifudb-readme"), EXAMPLE_OUTPUT)
         assert done.returncode == 0, f"README.md:{number}: exit status {done.returncode}\n{got}"
         assert matches(want, got), (f"README.md:{number}: $ {shlex.join(argv)}\n"
                                     f"--- the README shows:\n{want}\n--- the command prints:\n{got}")

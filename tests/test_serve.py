@@ -376,3 +376,117 @@ def test_a_handicap_filter_starts_from_its_position(client):
     first = lance["moves"][0]["usi"]
     after = client.get("/explore", params={"handicap": "KY", "moves": first}).json()
     assert after["position"]["sfen"].startswith("lnsgkgsn1/") and after["moves"]
+
+
+# ----- issue 26: every part of an answer obeys its filters; no redirect to the Host's site; a
+# cache bounded by bytes; questions given up stop; a desk that is full says so at once --------
+
+
+def test_finding_counts_obey_the_filters(client, dashboard_store):
+    """``by_code`` counts the findings the filters choose, as the page lists them."""
+    nothing = client.get("/stats/findings", params={"path": "/etc/passwd"}).json()
+    assert nothing["findings"] == [] and nothing["by_code"] == []
+    every = analytics_stats.findings(dashboard_store, limit=10 ** 6)
+    folder = Path(every[0]["path"]).parent.name  # a folder of the fixtures holding findings
+    chosen = [f for f in every if folder in f["path"]]
+    assert 0 < len(chosen) < len(every)
+    answer = client.get("/stats/findings", params={"path": folder, "limit": MAX_LIMIT}).json()
+    assert len(answer["findings"]) == len(chosen) <= MAX_LIMIT
+    assert sum(c["count"] for c in answer["by_code"]) == len(chosen)
+    code = chosen[0]["code"]
+    both = client.get("/stats/findings", params={"path": folder, "code": code}).json()
+    assert both["by_code"] == [{"code": code, "severity": chosen[0]["severity"],
+                                "count": sum(f["code"] == code for f in chosen)}]
+
+
+def test_a_trailing_slash_is_redirected_within_the_server(client):
+    """``/explore/`` goes to ``/explore``, never to a site the ``Host`` header names."""
+    moved = client.get("/explore/", params={"moves": "7g7f"}, follow_redirects=False,
+                       headers={"Host": "evil.example"})
+    assert moved.status_code == 307
+    assert moved.headers["location"] == "/explore?moves=7g7f"
+    assert client.get("/explore/", params={"moves": "7g7f"}).json() == \
+        client.get("/explore", params={"moves": "7g7f"}).json()
+    for nowhere in ("/nowhere/", "//evil.example/", "/stats/"):
+        _error(client.get(nowhere, follow_redirects=False, headers={"Host": "evil.example"}),
+               404, "not_found")
+
+
+def test_answers_are_kept_by_their_bytes(dashboard_store):
+    from kifudb.http import ENTRY_BYTES, Answers
+
+    kept = Answers(size=10_000)
+    kept.put("commit 1", "large", b"x" * 9000, 9000)
+    for small in range(3):  # three small answers: the large one goes, not the oldest small one
+        kept.put("commit 1", small, b"y" * 100, 100)
+    assert kept.get("commit 1", "large") is None
+    assert [kept.get("commit 1", small) for small in range(3)] == [b"y" * 100] * 3
+    assert kept.held == 3 * (100 + ENTRY_BYTES) <= kept.size
+    kept.put("commit 1", "too large", b"z" * 10_000, 10_000)  # larger than the whole
+    assert kept.get("commit 1", "too large") is None and kept.held <= kept.size
+    # the server's own: the ten longest games, each more than a fifth of the bytes allowed
+    served = app(dashboard_store, cache_bytes=100_000)
+    asked = TestClient(served)
+    longest = sorted(analytics_stats.games(dashboard_store, limit=10 ** 6),
+                     key=lambda game: -game["moves"])[:10]
+    sizes = [len(asked.get(f"/game/{game['game']}").content) for game in longest]
+    assert min(sizes) > 20_000
+    answers = served.state.answers
+    assert answers.held <= 100_000 and 0 < len(answers.kept) < len(sizes)
+    assert answers.held == sum(cost for _, cost in answers.kept.values())
+
+
+def test_a_question_given_up_stops_its_query(dashboard_store):
+    """A question whose time runs out is a 503 at once, and its DuckDB query is interrupted:
+    its worker is free again (an endless count would hold it for hours)."""
+    import asyncio
+
+    import duckdb
+    import sqlalchemy as sa
+
+    from kifudb.http import ApiError, Desk, _follow_queries
+    from kifudb.store.engine import fetch
+
+    _follow_queries()
+    desk, stopped = Desk("endless", 1, 0), []
+    endless = sa.text("SELECT count(*) AS n FROM range(1000000000000) t(i) WHERE i % 7 = 3")
+
+    def question():
+        try:
+            return fetch(dashboard_store, endless)
+        except Exception as error:
+            stopped.append(error)
+            raise
+
+    with pytest.raises(ApiError) as refused:
+        asyncio.run(desk.run(question, 0.5))
+    assert (refused.value.status, refused.value.code) == (503, "timeout")
+    assert desk.pool.submit(lambda: "free").result(timeout=120) == "free"
+    assert len(stopped) == 1  # SQLAlchemy's error, around DuckDB's
+    assert isinstance(getattr(stopped[0], "orig", stopped[0]), duckdb.InterruptException)
+    assert desk.taken == 0 and not desk.tickets
+
+
+def test_a_full_desk_is_a_503_busy_at_once():
+    """One question more than a desk's workers and waiting places is refused at once, with
+    Retry-After; the desk takes questions again once one is answered."""
+    import asyncio
+    import threading
+
+    from kifudb.http import ApiError, Desk
+
+    desk, release = Desk("test", 1, 1), threading.Event()
+
+    async def three():
+        held = [asyncio.ensure_future(desk.run(lambda: release.wait(60) and "held", 60))
+                for _ in range(2)]
+        await asyncio.sleep(0)  # both taken: one running, one waiting
+        with pytest.raises(ApiError) as refused:
+            await desk.run(lambda: "refused", 60)
+        release.set()
+        return refused.value, await asyncio.gather(*held), await desk.run(lambda: "again", 60)
+
+    refused, held, again = asyncio.run(three())
+    assert (refused.status, refused.code, refused.headers) == (503, "busy",
+                                                               {"Retry-After": "2"})
+    assert held == ["held", "held"] and again == "again" and desk.taken == 0

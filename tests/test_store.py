@@ -296,3 +296,113 @@ def test_comments_and_times_reach_the_store(store):
     commented, timed, variations = c.execute(
         "SELECT count(comment), count(seconds), count(*) FILTER (line > 0) FROM moves").fetchone()
     assert commented > 100 and timed > 1000 and variations > 10
+
+
+#: The record folders of the ingests before a merge: three batches of tier 0 (no merge yet),
+#: then a fourth that makes the tier full, so that its commit is followed by a merge.
+BEFORE_MERGE = ("apery-wcsc28", "shogihome", "kifu-for-js")
+MERGED_AFTER = "sunfish4"
+
+#: Run on a small tmpfs of its own (``unshare``): three ingests, then a full disk but for 160 KiB
+#: — room for the fourth batch (68 KiB), not for the merge of the four (about 360 KiB) — then
+#: ``kifudb ingest`` of the fourth folder; what it said, the store after, and an ingest with
+#: the space back. Printed as JSON: the mount ends with the process.
+FULL_DISK_MERGE = """
+import json, os, sys
+from pathlib import Path
+from click.testing import CliRunner
+from kifudb.cli import main
+from kifudb.store.check import check_store
+from kifudb.store.folder import Store
+from kifudb.store.writer import ingest_paths
+
+disk, records = Path(sys.argv[1]), Path(sys.argv[2])
+store = disk / "store"
+for name in sys.argv[3].split(","):
+    ingest_paths([records / name], store)
+space = os.statvfs(disk)
+with open(disk / "filler", "wb") as filler:
+    filler.write(bytes(space.f_bavail * space.f_frsize - 160 * 1024))
+fourth = ["ingest", str(records / sys.argv[4]), "--store", str(store)]
+said = CliRunner().invoke(main, fourth)
+batches = Store(store).manifest()["batches"]
+sound = check_store(store).sound
+games = Store(store).connect().execute("SELECT count(*) FROM games").fetchone()[0]
+(disk / "filler").unlink()
+again = CliRunner().invoke(main, fourth)
+print(json.dumps({"code": said.exit_code, "said": said.output, "batches": batches,
+                  "sound": sound, "games": games, "again": again.output,
+                  "batches_after": Store(store).manifest()["batches"],
+                  "sound_after": check_store(store).sound}))
+"""
+
+
+def on_small_disk(folder: Path, size: str) -> list:
+    """The command prefix that runs a program with a tmpfs of ``size`` mounted on ``folder``
+    (in a mount namespace of its own), or None if this system has no unprivileged ones."""
+    prefix = ["unshare", "--map-root-user", "--mount", "sh", "-c",
+              f'mount -t tmpfs -o size={size} tmpfs "$0" && exec "$@"', folder]
+    try:
+        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return prefix if probe.returncode == 0 else None
+
+
+@pytest.mark.slow  # five ingests and two checks: about 5 s
+def test_a_full_disk_during_the_merge_says_what_was_stored(tmp_path):
+    """A disk that holds the ingest's batch but not the merge that follows it: the command says
+    what was committed (the batch, its games) and that only the merge failed, exits 1, and
+    leaves the store sound with that batch; with space again, the next ingest does the merge.
+    It said "the store is unchanged" though the batch was committed."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    prefix = on_small_disk(disk, "16m")
+    if prefix is None:
+        pytest.skip("no unprivileged mount namespaces (unshare) for a small tmpfs")
+    done = subprocess.run([*prefix, sys.executable, "-c", FULL_DISK_MERGE, disk, RECORDS,
+                           ",".join(BEFORE_MERGE), MERGED_AFTER], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    import json
+
+    out = json.loads(done.stdout)
+    assert out["code"] == 1, out["said"]
+    summary, error = out["said"].strip().splitlines()[0], out["said"].strip().splitlines()[-1]
+    assert "10 games: 10 new" in summary and "1284 positions added" in summary
+    assert error.startswith("Error: the disk is full: merging batches of the same size after "
+                            "the ingest failed, and only that: the ingest's batch b000004 is "
+                            "committed (") and "10 new games and 1284 positions stored" in error
+    assert "is as that commit left it. Free some space" in error and "unchanged" not in error
+    assert len(out["said"].strip().splitlines()) <= 3  # no traceback
+    assert out["batches"] == ["b000001", "b000002", "b000003", "b000004"] and out["sound"]
+    assert out["games"] == 57 + 31 + 39 + 10
+    assert "0 new" in out["again"] and "1 merge of batches" in out["again"]
+    assert out["batches_after"] == ["b000005"] and out["sound_after"]
+
+
+def test_a_merge_that_fails_after_the_commit_keeps_the_batch(tmp_path, monkeypatch):
+    """The same in process, the merge's writes failing with ENOSPC: ``MergeFailed`` carries
+    the ingest's report and says what was stored; the store keeps the committed batch."""
+    from kifudb.store import folder
+    from kifudb.store.writer import MergeFailed
+
+    store = Store(tmp_path / "store")
+    for name in BEFORE_MERGE:
+        ingest_paths([RECORDS / name], store.root)
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(folder, "_copy", full)
+    with pytest.raises(MergeFailed) as failed:
+        ingest_paths([RECORDS / MERGED_AFTER], store.root)
+    monkeypatch.undo()
+    assert failed.value.report.batches == ["b000004"] and failed.value.report.games_added == 10
+    assert str(failed.value).startswith("the disk is full: merging batches of the same size")
+    assert "the ingest's batch b000004 is committed" in str(failed.value)
+    assert Store(store.root).manifest()["batches"] == ["b000001", "b000002", "b000003", "b000004"]
+    check_consistent(Store(store.root))
+    assert counts(Store(store.root))["games"] == 57 + 31 + 39 + 10
+    assert not [p for p in (store.root / "tmp").iterdir()]
+    assert ingest_paths([RECORDS / MERGED_AFTER], store.root).merged == ["b000005"]

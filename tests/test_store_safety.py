@@ -298,4 +298,4 @@ def test_an_ingest_into_a_damaged_store_says_which_file(tmp_path):
     result = CliRunner().invoke(main, ["ingest", str(KIF), "--store", str(store.root)])
     assert result.exit_code == 1, result.output
     assert "store damaged: batch b000001, file games.parquet" in result.output
-    assert f"kifudb check --store {store.root}" in result.output
+    assert f"kifudb check --repair --store {store.root}" in result.output

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from kifudb.ingest.read import read_bytes, read_path, record_files
 from kifudb.ingest.validate import validate_record
 from kifudb.cli import main
-from kifudb.cli.validate import validate_file, validate_files
+from kifudb.cli_validate import validate_file, validate_files
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RECORDS = FIXTURES / "records"

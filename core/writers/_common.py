@@ -145,6 +145,97 @@ def start_position(kifu: Kifu, index: Optional[int], path: Optional[list] = None
     return position
 
 
+class LineStarts:
+    """Where each line of a ``Kifu`` starts (the position before its first move, with its last
+    move, and each side's time spent), kept by the line it branches from while that line is
+    written (``passing``): each move is played once, however many variations branch off late
+    in a long game. A line must be begun (``begin``) after the line it branches from, as the
+    writers' orders have it; one that branches before that line's first move (or is begun out
+    of order) is found from the start by ``Kifu.path``, as before.
+
+    >>> from kifudb.core.kifu import KifuMove, KifuVariation
+    >>> kifu = Kifu(moves=[KifuMove("7g7f", 3), KifuMove("3c3d", 5)],
+    ...             variations=[KifuVariation(2, [KifuMove("8c8d", 1)])])
+    >>> starts = LineStarts(kifu)
+    >>> position, spent = starts.begin(None)
+    >>> for ply, kifu_move in enumerate(kifu.moves, start=1):
+    ...     starts.passing(None, ply, position, spent)
+    ...     _ = spent_after(kifu, ply, kifu_move, spent)
+    ...     position.push(kifu_move.move)
+    >>> position, spent = starts.begin(0)
+    >>> position.sfen()
+    'lnsgkgsnl/1r5b1/ppppppppp/9/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL w - 2'
+    >>> position.last_move, spent
+    (Move.from_usi('7g7f'), [3, 0])
+    """
+
+    def __init__(self, kifu: Kifu) -> None:
+        self.kifu = kifu
+        #: line -> {ply: how many of its variations begin there, from what it keeps}
+        self._wanted: dict = {}
+        #: (line, ply) -> (the position before that ply, the time spent then)
+        self._kept: dict = {}
+        #: per variation: whether it begins from what its parent line keeps
+        self._kept_for: list = []
+        main_end = len(kifu.moves) + 1
+        for index, variation in enumerate(kifu.variations):
+            parent, start = variation.parent, variation.start_ply
+            if parent is None:
+                ok = 1 <= start <= main_end
+            else:
+                ok = 0 <= parent < index and kifu.variations[parent].start_ply <= start <= (
+                    kifu.variations[parent].start_ply + len(kifu.variations[parent].moves))
+            self._kept_for.append(ok)
+            if ok:
+                plies = self._wanted.setdefault(parent, {})
+                plies[start] = plies.get(start, 0) + 1
+
+    def begin(self, index: Optional[int]) -> tuple:
+        """``(position, spent)`` before the first move of line ``index`` (None: the main
+        line): a new ``Position`` and ``[black's, white's]`` seconds (as ``totals`` sums them);
+        ``ValueError`` for a variation ``Kifu.path`` refuses."""
+        kifu = self.kifu
+        if index is None:
+            return position_of(kifu.start_sfen), [0, 0]
+        variation = kifu.variations[index]
+        where = (variation.parent, variation.start_ply)
+        kept = self._kept.get(where) if self._kept_for[index] else None
+        if kept is None:  # not kept by its parent line: from the start
+            path = kifu.path(index)
+            first = variation.start_ply
+            spent: list = [0, 0]
+            for ply, kifu_move in enumerate(path[:first - 1], start=1):
+                spent_after(kifu, ply, kifu_move, spent)
+            return start_position(kifu, index, path), spent
+        position, spent, users = kept
+        if users == 1:  # the last variation that begins there
+            del self._kept[where]
+            return position, spent
+        self._kept[where] = (position, spent, users - 1)
+        return position.copy(last_move=True), spent[:]
+
+    def passing(self, index: Optional[int], ply: int, position: Position, spent: list) -> None:
+        """Line ``index`` is at ``ply`` (``position`` and ``spent`` before that ply, or after
+        its last move): keep them if variations begin there."""
+        wanted = self._wanted.get(index)
+        if wanted:
+            users = wanted.get(ply)
+            if users:
+                self._kept[(index, ply)] = (position.copy(last_move=True), spent[:], users)
+
+
+def spent_after(kifu: Kifu, ply: int, kifu_move, spent: list) -> Optional[float]:
+    """Add the time of ``kifu_move`` (ply ``ply`` of a path) to its mover's in ``spent`` (or
+    take its total, when the record gives one), as ``totals`` does; the mover's total after it
+    (None for a move without a time)."""
+    mover = kifu.first_turn ^ ((ply - 1) & 1)
+    if kifu_move.total_seconds is not None:
+        spent[mover] = kifu_move.total_seconds
+    elif kifu_move.seconds is not None:
+        spent[mover] += kifu_move.seconds
+    return None if kifu_move.seconds is None else spent[mover]
+
+
 def first_ply(kifu: Kifu, index: Optional[int]) -> int:
     return 1 if index is None else kifu.variations[index].start_ply
 

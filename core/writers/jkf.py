@@ -25,8 +25,8 @@ from kifudb.core.handicap import jkf_preset
 from kifudb.core.kifu import Kifu, ending_word
 from kifudb.core.notation.jkf import jkf_move
 from kifudb.core.pieces import CSA_CODES, HAND_ORDER
-from kifudb.core.writers._common import (children, ending_of, first_ply, headers_in, position_of,
-                                  start_position, totals)
+from kifudb.core.writers._common import (LineStarts, children, ending_of, first_ply, headers_in,
+                                         position_of, spent_after)
 
 __all__ = ["write_jkf", "jkf_data"]
 
@@ -57,30 +57,31 @@ def jkf_data(kifu: Kifu) -> dict:
     for name, value in headers_in(kifu, "kif"):
         header.setdefault(name, value)
     return {"header": header, "initial": _initial(kifu),
-            "moves": [first] + _entries(kifu, None, kids)}
+            "moves": [first] + _entries(kifu, None, kids, LineStarts(kifu))}
 
 
-def _entries(kifu: Kifu, index: Optional[int], kids: dict) -> list:
+def _entries(kifu: Kifu, index: Optional[int], kids: dict, starts: LineStarts) -> list:
     """The move entries of line ``index`` (None: the main line), forks and ending included."""
-    path = kifu.path(index)
-    position = start_position(kifu, index, path)
+    position, spent = starts.begin(index)
     start = first_ply(kifu, index)
-    times, _ = totals(kifu, index, path)
     forks: dict = {}
     for child in kids.get(index, ()):
         forks.setdefault(kifu.variations[child].start_ply, []).append(child)
     entries = []
     moves = kifu.line(index)
-    for i, kifu_move in enumerate(moves):
+    for ply, kifu_move in enumerate(moves, start=start):
+        starts.passing(index, ply, position, spent)
         entry: dict = {"move": jkf_move(position, kifu_move.move)}
+        total = spent_after(kifu, ply, kifu_move, spent)
         if kifu_move.seconds is not None:
             entry["time"] = {"now": _clock(kifu_move.seconds, False),
-                             "total": _clock(times[i], True)}
+                             "total": _clock(total, True)}
         if kifu_move.comments:
             entry["comments"] = list(kifu_move.comments)
         entries.append(entry)
         position.push(kifu_move.move)
     end = start + len(moves)
+    starts.passing(index, end, position, spent)
     ending = ending_of(kifu, index)
     word = ending and ending_word(ending.word, "jkf", kifu.mover_after(end - 1))
     if word:
@@ -88,9 +89,8 @@ def _entries(kifu: Kifu, index: Optional[int], kids: dict) -> list:
     for ply, alternatives in forks.items():
         if ply - start >= len(entries):  # a branch after the last move: no entry to hang it on
             continue
-        entries[ply - start]["forks"] = [fork for fork in
-                                         (_entries(kifu, child, kids) for child in alternatives)
-                                         if fork]
+        entries[ply - start]["forks"] = [fork for fork in (_entries(kifu, child, kids, starts)
+                                                           for child in alternatives) if fork]
     return entries
 
 

@@ -19,8 +19,8 @@ from typing import Optional
 
 from kifudb.core.kifu import Kifu
 from kifudb.core.notation.ki2 import ki2_move
-from kifudb.core.writers._common import (first_ply, padded, split_lines, start_position, summary,
-                                  variation_order)
+from kifudb.core.writers._common import (LineStarts, first_ply, padded, split_lines, summary,
+                                         variation_order)
 from kifudb.core.writers.kif import head_lines
 
 __all__ = ["write_ki2"]
@@ -34,17 +34,18 @@ def write_ki2(kifu: Kifu, encoding: str = "utf-8") -> str:
     out = head_lines(kifu)
     out += ["*" + line for line in split_lines(kifu.comments)]
     order, _ = variation_order(kifu)
-    _line(out, kifu, None)
+    starts = LineStarts(kifu)
+    _line(out, kifu, None, starts)
     for index in order:
         out.append("")
         out.append(f"変化：{kifu.variations[index].start_ply}手")
-        _line(out, kifu, index)
+        _line(out, kifu, index, starts)
     return "\n".join(out) + "\n"
 
 
-def _line(out: list, kifu: Kifu, index: Optional[int]) -> None:
-    path = kifu.path(index)
-    position = start_position(kifu, index, path)
+def _line(out: list, kifu: Kifu, index: Optional[int], starts: LineStarts) -> None:
+    position, spent = starts.begin(index)
+    first = first_ply(kifu, index)
     moves = kifu.line(index)
     row: list = []
 
@@ -53,7 +54,8 @@ def _line(out: list, kifu: Kifu, index: Optional[int]) -> None:
             out.append("".join(row).rstrip())
             row.clear()
 
-    for kifu_move in moves:
+    for ply, kifu_move in enumerate(moves, start=first):
+        starts.passing(index, ply, position, spent)
         row.append(padded(ki2_move(position, kifu_move.move, legal_only=False), 12))
         if kifu_move.comments or kifu_move.bookmark or len(row) == PER_LINE:
             flush()
@@ -62,7 +64,8 @@ def _line(out: list, kifu: Kifu, index: Optional[int]) -> None:
         if kifu_move.bookmark:
             out.append("&" + kifu_move.bookmark)
         position.push(kifu_move.move)
+    starts.passing(index, first + len(moves), position, spent)
     flush()
-    said = summary(kifu, index, first_ply(kifu, index) + len(moves) - 1)
+    said = summary(kifu, index, first + len(moves) - 1)
     if said:
         out.append(said)

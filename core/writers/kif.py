@@ -32,9 +32,9 @@ from typing import Optional
 from kifudb.core.kifu import Kifu, ending_word
 from kifudb.core.notation.bod import bod_text
 from kifudb.core.notation.kif import kif_move
-from kifudb.core.writers._common import (clock, declared_encoding, ending_of, first_ply, headers_in,
-                                  padded, split_lines, start_position, summary, totals,
-                                  variation_order)
+from kifudb.core.writers._common import (LineStarts, clock, declared_encoding, ending_of,
+                                         first_ply, headers_in, padded, spent_after,
+                                         split_lines, summary, variation_order)
 
 __all__ = ["write_kif", "head_lines"]
 
@@ -66,11 +66,12 @@ def write_kif(kifu: Kifu, encoding: str = "utf-8") -> str:
     out.append(MOVES_HEADER)
     out += ["*" + line for line in split_lines(kifu.comments)]
     order, marks = variation_order(kifu)
-    _line(out, kifu, None, marks[None])
+    starts = LineStarts(kifu)
+    _line(out, kifu, None, marks[None], starts)
     for index in order:
         out.append("")
         out.append(f"変化：{kifu.variations[index].start_ply}手")
-        _line(out, kifu, index, marks.get(index, ()))
+        _line(out, kifu, index, marks.get(index, ()), starts)
     return "\n".join(out) + "\n"
 
 
@@ -78,25 +79,26 @@ def _time(seconds, total) -> str:
     return f"({clock(seconds)}/{clock(total, hours=True)})"
 
 
-def _line(out: list, kifu: Kifu, index: Optional[int], marks) -> None:
+def _line(out: list, kifu: Kifu, index: Optional[int], marks, starts: LineStarts) -> None:
     """Append the moves of line ``index`` (None: the main line), their comments and bookmarks,
     and its ending."""
-    path = kifu.path(index)
-    position = start_position(kifu, index, path)
+    position, spent = starts.begin(index)
     first = first_ply(kifu, index)
-    times, spent = totals(kifu, index, path)
     moves = kifu.line(index)
     for i, kifu_move in enumerate(moves):
         ply = first + i
+        starts.passing(index, ply, position, spent)
         text = f"{ply:>4} {padded(kif_move(position, kifu_move.move), 13)}"
+        total = spent_after(kifu, ply, kifu_move, spent)
         if kifu_move.seconds is not None:
-            text += _time(kifu_move.seconds, times[i])
+            text += _time(kifu_move.seconds, total)
         out.append(text + "+" if ply in marks else text.rstrip())
         if kifu_move.comments:
             out += ["*" + line for line in split_lines(kifu_move.comments)]
         if kifu_move.bookmark:
             out.append("&" + kifu_move.bookmark)
         position.push(kifu_move.move)
+    starts.passing(index, first + len(moves), position, spent)
     plies = first + len(moves) - 1
     ending = ending_of(kifu, index)
     if ending is None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import PathNames, plural, printable
-from kifudb.cli.store import _echo_json, _guard, _open_store, _result, _store_option, _table
+from kifudb.cli_store import _echo_json, _guard, _open_store, _result, _store_option, _table
 
 __all__ = ["game"]
 

@@ -9,6 +9,10 @@ PackedSfenValue) from the store (``analytics.training``).
     kifudb export --store data/store --to csa --output games.csa --moves "7g7f 3c3d"  # one file
     kifudb export --store data/store --to hcpe --output train.hcpe --min-ply 16 --dedupe
 
+Every file is written under the folder given, whole, never through a link, and never over a
+file that exists unless ``--overwrite`` is given (``analytics.files``; the files replaced are
+said); a name too long for the file system is cut (``analytics.files.fitted_name``; said by
+``convert``, whose names are the source files').
 A game that cannot be written (a move that could not be replayed when it was read: a record
 holds legal moves only; a character the encoding lacks) gets a message on standard error and
 the others go on; the exit status is then 1. What a format cannot hold of a game (CSA and USI:
@@ -19,14 +23,13 @@ from __future__ import annotations
 
 import glob
 import os
-import re
 from collections import Counter
 from pathlib import Path
 
 import click
 
-from kifudb.output import plural, printable
-from kifudb.cli.store import (_guard, _open_store, _position, _position_options, _store_option,
+from kifudb.output import plural, printable, replaced_files
+from kifudb.cli_store import (_guard, _open_store, _position, _position_options, _store_option,
                               game_filter, game_filter_options)
 
 __all__ = ["convert", "export"]
@@ -36,7 +39,12 @@ __all__ = ["convert", "export"]
 RECORD_FORMATS = ("kif", "ki2", "csa", "jkf", "usi")
 TRAINING_FORMATS = ("hcpe", "psv")
 ENCODINGS = ("utf-8", "cp932")
-_UNSAFE_NAME = re.compile(r"[^\w.\-]+")
+
+
+def _overwrite_option(command):
+    return click.option("--overwrite", is_flag=True,
+                        help="Replace the files that exist (else they are left as they are, "
+                             "said, and the exit status is 1).")(command)
 
 
 def _encoding_option(command):
@@ -102,11 +110,17 @@ class _Tally:
             self.left_out[what] += 1
             self.named.setdefault(what, Counter()).update(details)
 
-    def summary(self, fmt: str, output) -> None:
+    def refused(self, where: str, refusal) -> None:
+        """A game not written because its file may not be (``analytics.files.OutputRefused``)."""
+        self.problem(where, f"{refusal.path}: {refusal.why}")
+
+    def summary(self, fmt: str, output, replaced: list = ()) -> None:
         click.echo(f"{plural(self.written, 'game')} written as {fmt.upper()} to "
                    f"{printable(output)} ({plural(self.files, 'file')})"
                    + (f"; {plural(self.failed, 'game')} could not be written" if self.failed
                       else ""))
+        if replaced:
+            click.echo(replaced_files(replaced))
         if self.left_out:
             parts = []
             for what, games in sorted(self.left_out.items()):
@@ -116,14 +130,6 @@ class _Tally:
                     if named else ""
                 parts.append(f"the {what} of {plural(games, 'game')}{listed}")
             click.echo(printable(f"{fmt.upper()} cannot hold, so left out: " + "; ".join(parts)))
-
-
-def _write(path: Path, data: bytes) -> None:
-    from kifudb.analytics.checks import whole_file
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with whole_file(path) as stream:
-        stream.write(data)
 
 
 # ----- convert ---------------------------------------------------------------------------------
@@ -163,16 +169,19 @@ def _bases(arguments) -> list:
 @click.option("--output", "-o", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="The folder to write to (made if missing).")
 @_encoding_option
-def convert(paths, fmt: str, output: Path, encoding: str) -> None:
+@_overwrite_option
+def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool) -> None:
     """Write every game of PATHS (files, folders, globs) in another format: one file per game,
     named after its source file (and its number in the file when it holds several), the
     folders given mirrored under OUTPUT."""
+    from kifudb.analytics.files import OutputFolder, OutputRefused, fitted_name
     from kifudb.core.writers import EXTENSIONS
     from kifudb.ingest.kifu import read_kifus
-    from kifudb.cli.paths import given_files
+    from kifudb.cli_paths import given_files
 
     given_files(paths)  # a path that names nothing stops here
     tally, names = _Tally(), set()
+    out = OutputFolder(output, overwrite=overwrite)
     variations = fmt in ("kif", "ki2", "jkf")
     for source, base in _bases(paths):
         read = read_kifus(source, variations=variations)
@@ -186,9 +195,11 @@ def convert(paths, fmt: str, output: Path, encoding: str) -> None:
                 tally.problem(where, game.problem)
                 continue
             stem = relative.stem + (f"-{game.index + 1}" if several else "")
-            target = output / relative.parent / (stem + EXTENSIONS[fmt])
-            if target in names:  # a.kif and a.csa side by side: the second keeps its extension
-                target = target.with_name(f"{stem}-{relative.suffix.lstrip('.')}{EXTENSIONS[fmt]}")
+            if relative.parent / (stem + EXTENSIONS[fmt]) in names:
+                # a.kif and a.csa side by side: the second keeps its extension
+                stem = f"{stem}-{relative.suffix.lstrip('.')}"
+            name = fitted_name(stem, EXTENSIONS[fmt])
+            target = output / relative.parent / name
             if target.exists() and target.resolve() == Path(source).resolve():
                 tally.problem(where, f"{target} is the source file itself; choose another "
                                      f"--output")
@@ -198,11 +209,18 @@ def convert(paths, fmt: str, output: Path, encoding: str) -> None:
             except ValueError as error:
                 tally.problem(where, str(error))
                 continue
-            _write(target, data)
-            names.add(target)
+            try:
+                out.write(relative.parent / name, data)
+            except OutputRefused as refusal:
+                tally.refused(where, refusal)
+                continue
+            names.add(relative.parent / (stem + EXTENSIONS[fmt]))
+            if name != stem + EXTENSIONS[fmt]:
+                click.echo(f"{printable(where)}: written as {printable(name)} (the name "
+                           f"{printable(stem + EXTENSIONS[fmt])} is too long)", err=True)
             tally.files += 1
             tally.wrote(game.kifu, fmt, game.dropped_variations)
-    tally.summary(fmt, output)
+    tally.summary(fmt, output, out.replaced)
     if tally.failed:
         raise SystemExit(1)
 
@@ -222,30 +240,36 @@ def _options(command):
               help="A folder (one file per game), or a file: one .csa or .usi file of every "
                    "game, or the training data.")
 @_encoding_option
+@_overwrite_option
 @click.option("--min-ply", type=click.IntRange(min=0), default=0, show_default=True,
               help="hcpe/psv: leave out each game's first N positions.")
 @click.option("--dedupe", is_flag=True,
               help="hcpe/psv: one record per position and move played.")
 @_options
 @_guard
-def export(fmt: str, output: Path, encoding: str, min_ply: int, dedupe: bool,
+def export(fmt: str, output: Path, encoding: str, overwrite: bool, min_ply: int, dedupe: bool,
            sfen, moves, start, diagram, game_id, ply, store_dir, **filters) -> None:
     """Write the store's games chosen by the filters (those of explore and stats — a castle or
     opening --label among them —, the last date being --until; a position reached) as records,
     or as engine training data."""
+    from kifudb.analytics.files import OutputRefused
+
     store = _open_store(store_dir)
     chosen = game_filter(filters)
     given = any(v is not None for v in (sfen, moves, diagram, game_id))
     position = _position(store, sfen, moves, start, diagram, game_id, ply) if given else None
-    if fmt in TRAINING_FORMATS:
-        _export_training(store, fmt, output, chosen, position, min_ply, dedupe)
-    else:
-        if min_ply or dedupe:
-            raise click.UsageError("--min-ply and --dedupe go with --to hcpe or psv")
-        _export_records(store, fmt, output, encoding, chosen, position)
+    try:
+        if fmt in TRAINING_FORMATS:
+            _export_training(store, fmt, output, chosen, position, min_ply, dedupe, overwrite)
+        else:
+            if min_ply or dedupe:
+                raise click.UsageError("--min-ply and --dedupe go with --to hcpe or psv")
+            _export_records(store, fmt, output, encoding, chosen, position, overwrite)
+    except OutputRefused as refusal:  # the output's, not the store's (a full disk there)
+        raise click.ClickException(printable(refusal)) from None
 
 
-def _export_training(store, fmt, output: Path, filters, position, min_ply, dedupe):
+def _export_training(store, fmt, output: Path, filters, position, min_ply, dedupe, overwrite):
     if position is not None:
         raise click.UsageError(f"--to {fmt} takes the game filters (--player, --from, --label "
                                f"…), not a position")
@@ -253,16 +277,20 @@ def _export_training(store, fmt, output: Path, filters, position, min_ply, dedup
         raise click.UsageError(f"--to {fmt} writes one file: {output} is a folder")
     from kifudb.analytics.training import write_training
 
-    done = write_training(store, output, fmt, filters=filters, min_ply=min_ply, dedupe=dedupe)
+    done = write_training(store, output, fmt, filters=filters, min_ply=min_ply, dedupe=dedupe,
+                          overwrite=overwrite)
     click.echo(f"{plural(done['records'], 'record')} ({done['bytes']:,} bytes) from "
                f"{plural(done['games'], 'game')} written to {printable(output)}; "
                f"{done['evaluated']} with an evaluation, {done['duplicates']} duplicates left "
                f"out; games left out: {done['without_result']} without a result, "
                f"{done['without_kings']} without both kings")
+    if done["replaced"]:
+        click.echo(replaced_files([output]))
 
 
-def _export_records(store, fmt, output: Path, encoding, filters, position):
+def _export_records(store, fmt, output: Path, encoding, filters, position, overwrite):
     from kifudb.analytics.export import chosen_games, record_file_name, stored_kifus
+    from kifudb.analytics.files import OutputFile, OutputFolder, OutputRefused
     from kifudb.core.writers import EXTENSIONS, MULTI_GAME, write_games
 
     one_file = output.suffix.lower() == EXTENSIONS[fmt] and not output.is_dir()
@@ -272,6 +300,11 @@ def _export_records(store, fmt, output: Path, encoding, filters, position):
     if not one_file and output.exists() and not output.is_dir():
         raise click.UsageError(f"{output} is a file: give a folder (one file per game), or a "
                                f"{' or '.join(EXTENSIONS[f] for f in MULTI_GAME)} file")
+    if one_file:  # refused before the work
+        out = OutputFile(output, overwrite=overwrite)
+        out.check()
+    else:
+        out = OutputFolder(output, overwrite=overwrite)
     chosen = chosen_games(store, filters, position=position)
     tally, kifus = _Tally(), []
     paths = {row["game"]: row["path"] for row in chosen}
@@ -288,7 +321,11 @@ def _export_records(store, fmt, output: Path, encoding, filters, position):
             except ValueError as error:
                 tally.problem(f"game {game}", str(error))
                 continue
-            _write(output / record_file_name(game, paths.get(game), fmt), data)
+            try:
+                out.write(record_file_name(game, paths.get(game), fmt), data)
+            except OutputRefused as refusal:
+                tally.refused(f"game {game}", refusal)
+                continue
             tally.files += 1
             tally.wrote(kifu, fmt, dropped)
     if one_file:
@@ -296,10 +333,11 @@ def _export_records(store, fmt, output: Path, encoding, filters, position):
             data = _encoded(write_games(kifus, fmt, encoding), encoding)
         except ValueError as error:
             raise click.ClickException(f"{output}: not written: {error}") from None
-        _write(output, data)
+        with out.stream() as stream:
+            stream.write(data)
         tally.files = 1
     if not chosen:
         click.echo("no game of the store fits the filters")
-    tally.summary(fmt, output)
+    tally.summary(fmt, output, out.replaced)
     if tally.failed:
         raise SystemExit(1)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from kifudb.output import plural, printable
-from kifudb.cli.store import _guard, _open_store, _store_option, game_filter, game_filter_options
+from kifudb.output import plural, printable, replaced_files
+from kifudb.cli_store import _guard, _open_store, _store_option, game_filter, game_filter_options
 
 __all__ = ["book"]
 
@@ -21,19 +21,29 @@ __all__ = ["book"]
 @_store_option
 @click.option("--output", "-o", required=True,
               type=click.Path(dir_okay=False, writable=True, path_type=Path),
-              help="The book file to write (YaneuraOu's book.db format; replaced).")
+              help="The book file to write (YaneuraOu's book.db format).")
+@click.option("--overwrite", is_flag=True,
+              help="Replace the --output file if it exists (else nothing is written).")
 @click.option("--min-games", type=click.IntRange(min=1), default=1, show_default=True,
               metavar="N", help="Keep the moves played in at least N games.")
 @click.option("--max-ply", type=click.IntRange(min=1), metavar="N",
               help="Only each game's first N moves (default: every move).")
 @game_filter_options
 @_guard
-def book(store_dir: Path, output: Path, min_games: int, max_ply, **options) -> None:
+def book(store_dir: Path, output: Path, overwrite: bool, min_games: int, max_ply,
+         **options) -> None:
     """Write an opening book (YaneuraOu's #YANEURAOU-DB2016 format) of the moves played."""
     from kifudb.analytics.book import write_book
+    from kifudb.analytics.files import OutputRefused
 
     filters = game_filter(options)
     store = _open_store(store_dir)
-    written = write_book(store, output, filters=filters, min_games=min_games, max_ply=max_ply)
+    try:
+        written = write_book(store, output, filters=filters, min_games=min_games,
+                             max_ply=max_ply, overwrite=overwrite)
+    except OutputRefused as refusal:  # the output's, not the store's (a full disk there)
+        raise click.ClickException(printable(refusal)) from None
     click.echo(f"{printable(output)}: {plural(written['positions'], 'position')}, "
                f"{plural(written['moves'], 'move')} from {plural(written['games'], 'game')}")
+    if written["replaced"]:
+        click.echo(replaced_files([output]))

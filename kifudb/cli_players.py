@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import plural
-from kifudb.cli.store import _echo_json, _guard, _open_store, _store_option, _table
+from kifudb.cli_store import _echo_json, _guard, _open_store, _store_option, _table
 
 __all__ = ["players"]
 

@@ -1,4 +1,5 @@
-"""The ``kifudb`` command: one subcommand per job. This package holds only Click code: each
+"""The ``kifudb`` command: one subcommand per job. Only Click code here and in
+the ``kifudb.cli_*`` modules (a module per group of commands): each
 command parses its options and calls ``ingest`` (reading), ``store`` (writing) or ``analytics``
 (questions), and words the answer.
 
@@ -29,18 +30,18 @@ import click
 from kifudb.core import Position, SfenError, perft as count_perft
 from kifudb.ingest.usi_file import read_usi
 from kifudb.output import PathNames, plural, printable, progress_option, wants_progress
-from kifudb.cli.paths import given_files
-from kifudb.cli.ports import port_problem
-from kifudb.cli.replay import render_report, replay_report
-from kifudb.cli.book import book
-from kifudb.cli.classify import classify
-from kifudb.cli.export import convert, export
-from kifudb.cli.game import game
-from kifudb.cli.players import players
-from kifudb.cli.twins import twins
-from kifudb.cli.serve import serve
-from kifudb.cli.stats import relabel, stats
-from kifudb.cli.store import _open_store, explore, search, sql, store_failure
+from kifudb.cli_paths import given_files
+from kifudb.cli_ports import port_problem
+from kifudb.cli_replay import render_report, replay_report
+from kifudb.cli_book import book
+from kifudb.cli_classify import classify
+from kifudb.cli_export import convert, export
+from kifudb.cli_game import game
+from kifudb.cli_players import players
+from kifudb.cli_twins import twins
+from kifudb.cli_serve import serve
+from kifudb.cli_stats import relabel, stats
+from kifudb.cli_store import _open_store, explore, search, sql, store_failure
 
 
 def _position(sfen: str) -> Position:
@@ -51,8 +52,13 @@ def _position(sfen: str) -> Position:
 
 
 class _Commands(click.Group):
-    """The command group, with one place that turns a damaged or foreign store, a full disk
-    and a failing query into a clear message (and exit status 1) instead of a traceback."""
+    """The command group, with one place that turns a damaged, foreign or read-only store, a
+    full disk and a failing query into a clear message (and exit status 1) instead of a
+    traceback."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta["kifudb.store"] = _store_given(args)
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         try:
@@ -60,10 +66,23 @@ class _Commands(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as error:
-            message = store_failure(error, None, check=False)
+            message = store_failure(error, ctx.meta.get("kifudb.store"), check=False)
             if message is None:
                 raise
             raise click.ClickException(printable(message)) from None  # as store_cli._guard
+
+
+def _store_given(args: list):
+    """The store folder a command line names (``--store``), else the default one: where a
+    DuckDB error that names no file is looked for (``store.diagnose.damage_message``)."""
+    from kifudb.store import DEFAULT_STORE
+
+    for i, arg in enumerate(args):
+        if arg == "--store" and i + 1 < len(args):
+            return args[i + 1]
+        if arg.startswith("--store="):
+            return arg[len("--store="):]
+    return DEFAULT_STORE
 
 
 def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -139,14 +158,20 @@ def ingest(paths, store_dir, jobs: int, cluster, compact, progress) -> None:
     """Read, validate and store every game of PATHS (files, folders, globs)."""
     from kifudb.store import DEFAULT_STORE
     from kifudb.store.folder import Store
-    from kifudb.store.writer import ingest_paths
+    from kifudb.store.writer import MergeFailed, ingest_paths
 
     store = Store(store_dir or DEFAULT_STORE)
     given_files(paths, skip=[store.root])  # a path that names nothing stops here
     had_games = store.manifest()["next_game"] > 1
     started = time.perf_counter()
-    report = ingest_paths(paths, store, jobs=jobs, progress=wants_progress(progress),
-                          cluster=cluster)
+    try:
+        report = ingest_paths(paths, store, jobs=jobs, progress=wants_progress(progress),
+                              cluster=cluster)
+    except MergeFailed as failed:  # what was stored is said, then why the merge failed
+        click.echo(ingest_summary(failed.report, time.perf_counter() - started, had_games))
+        for note in store.notes:
+            click.echo(f"note: {printable(note)}", err=True)
+        raise click.ClickException(printable(str(failed))) from None
     elapsed = time.perf_counter() - started
     if compact:
         with store.writing():
@@ -245,8 +270,10 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl", "csv", "html"]),
               default="text", show_default=True, help="Report format.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True, path_type=Path),
+@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the report to this file instead of standard output.")
+@click.option("--overwrite", is_flag=True,
+              help="Replace the --output file if it exists (else nothing is written).")
 @click.option("--positions", is_flag=True, help="Add the SFEN of every main-line position (json/jsonl).")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=1, show_default=True,
               help="Worker processes.")
@@ -255,17 +282,15 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
               help="With --format html: list every game (by default only the games and files "
                    "with findings).")
 @progress_option
-def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool,
+def validate(paths, fmt: str, output, overwrite: bool, positions: bool, jobs: int, strict: bool,
              all_games: bool, progress) -> None:
     """Read every game of PATHS (files, folders, globs), replay it and report what is wrong."""
-    from kifudb.cli.validate import render, validate_files
+    from kifudb.cli_validate import render, report_output, validate_files
 
     files = given_files(paths)
     names = PathNames(paths)
-    stream = output.open("w", encoding="utf-8", newline="") if output else None
-    write = stream.write if stream else (lambda text: click.echo(text, nl=False))
     rows, errors = [], False
-    try:
+    with report_output(output, overwrite) as write:
         for file_rows in validate_files(files, jobs, positions,
                                         progress=wants_progress(progress)):
             errors = errors or any(f["severity"] == "error" for r in file_rows for f in r["findings"])
@@ -275,11 +300,6 @@ def validate(paths, fmt: str, output, positions: bool, jobs: int, strict: bool,
                 rows.extend(file_rows)
         if fmt != "jsonl":
             write(render(rows, fmt, names, all_games))
-    finally:
-        if stream:
-            stream.close()
-    if output:
-        click.echo(f"report written to {printable(output)}", err=True)
     if strict and errors:
         sys.exit(1)
 

@@ -19,7 +19,7 @@ from kifudb.ingest.pipeline import FileGames, read_file, read_files
 from kifudb.ingest.record import ERROR
 from kifudb.output import (PathNames, json_text, plural, printable, progress_option,
                            wants_progress)
-from kifudb.cli.paths import given_files
+from kifudb.cli_paths import given_files
 from kifudb.labels.classify import definitions_version
 
 SIDE_MARKS = {"black": "▲", "white": "△"}

@@ -11,13 +11,15 @@ into text, JSON, JSON lines, CSV or HTML::
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 from collections import Counter
 from typing import Iterable, Iterator
 
 from kifudb.ingest.pipeline import FileGames, StoredGame, read_file, read_files
-from kifudb.output import CSV_BOM, PathNames, csv_text, json_text, plural, printable
+from kifudb.output import (CSV_BOM, PathNames, csv_text, json_text, plural, printable,
+                           replaced_files)
 
 
 def _finding(f) -> dict:
@@ -252,6 +254,31 @@ def _board(sfen: str, ply: int) -> str:
         return ""
     return (f"<details><summary>the position before ply {ply}</summary>"
             f"<div class='board'>{picture}</div></details>")
+
+
+@contextlib.contextmanager
+def report_output(output, overwrite: bool = False):
+    """The ``write`` of a report: to standard output (``output`` None), or to the file
+    ``output`` made whole (``analytics.files.OutputFile``: a file there is refused before the
+    work unless ``overwrite``, and a link there is replaced, not followed), said on standard
+    error once written. A refusal is a ``click.ClickException``."""
+    import click
+
+    from kifudb.analytics.files import OutputFile, OutputRefused
+
+    if output is None:
+        yield lambda text: click.echo(text, nl=False)
+        return
+    out = OutputFile(output, overwrite=overwrite)
+    try:
+        out.check()
+        with out.stream("w", encoding="utf-8", newline="") as stream:
+            yield stream.write
+    except OutputRefused as refusal:
+        raise click.ClickException(printable(refusal)) from None
+    click.echo(f"report written to {printable(output)}", err=True)
+    if out.replaced:
+        click.echo(replaced_files(out.replaced), err=True)
 
 
 def render(rows: list, fmt: str, names: PathNames = None, all_games: bool = False) -> str:

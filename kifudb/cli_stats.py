@@ -26,7 +26,7 @@ from pathlib import Path
 import click
 
 from kifudb.output import PathNames, plural, printable, wants_progress
-from kifudb.cli.store import (_echo_json, _guard, _open_store, _store_option, _table,
+from kifudb.cli_store import (_echo_json, _guard, _open_store, _store_option, _table,
                               game_filter, game_filter_options)
 
 __all__ = ["stats", "relabel"]
@@ -303,7 +303,7 @@ def novelties(store_dir: Path, output: str, limit: int, **kwargs) -> None:
 def findings(store_dir: Path, output: str, code, severity, path_part, limit: int) -> None:
     """What validation found in the stored records: counts by code, then each finding."""
     store = _open_store(store_dir)
-    counts = _stats().finding_counts(store, "code", severity, code)
+    counts = _stats().finding_counts(store, "code", severity, code, path=path_part)
     rows = _stats().findings(store, code=code, severity=severity, path=path_part, limit=limit)
     if output == "json":
         _echo_json({"by_code": counts, "findings": rows})
