@@ -253,20 +253,32 @@ def _exists(folder: int, name: str) -> bool:
 
 class OutputFile:
     """One file written at ``path`` (its folder must exist): ``check()`` before the work,
-    ``stream()`` to write it, ``replaced`` after (as ``OutputFolder``'s)."""
+    ``stream()`` to write it, ``replaced`` after (as ``OutputFolder``'s). A device or a pipe
+    there (``/dev/null``, ``/dev/stdout``, a named pipe) is written to as it is: it is no
+    file to replace."""
 
     def __init__(self, path, *, overwrite: bool = False):
         self.path = Path(path)
         self._folder = OutputFolder(self.path.parent, overwrite=overwrite, make=False)
 
+    def _is_stream(self) -> bool:
+        try:
+            mode = os.stat(self.path).st_mode
+        except OSError:
+            return False
+        return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
     def check(self) -> Path:
         if not self.path.parent.is_dir():
             raise OutputRefused(self.path, f"no folder {self.path.parent}")
-        self._folder.check(self.path.name)
+        if not self._is_stream():
+            self._folder.check(self.path.name)
         return self.path
 
     def stream(self, mode: str = "wb", **options):
         self.check()
+        if self._is_stream():
+            return open(self.path, mode, **options)
         return self._folder.stream(self.path.name, mode, **options)
 
     @property

@@ -128,6 +128,16 @@ def test_export_to_a_folder_replaces_a_link_itself_not_its_target(store, tmp_pat
 
 
 
+def test_a_device_or_a_pipe_is_written_to_as_it_is(tmp_path):
+    """``--output /dev/null`` (or a named pipe) is no file to replace: written every time,
+    without --overwrite, and left a device."""
+    record = tmp_path / "one.usi"
+    record.write_text("startpos moves 7g7f 3c3d\n", encoding="utf-8")
+    for _ in range(2):
+        result = run("validate", record, "--format", "jsonl", "--output", os.devnull)
+        assert result.exit_code == 0, result.output
+    assert Path(os.devnull).is_char_device()
+
 
 def test_a_report_file_replaces_a_link_itself_and_only_when_told(tmp_path, victim):
     report = tmp_path / "report.txt"

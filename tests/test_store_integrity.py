@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from test_cluster import read_only_view  # tests run as root: permissions stop nothing
 from kifudb.cli import main
 from kifudb.store.check import check_store
 from kifudb.store.writer import ingest_paths
@@ -217,19 +218,6 @@ def test_batch_files_carry_page_checksums(sample_store, tmp_path):
 
 
 # ----- a store folder that may not be written ---------------------------------------------------
-
-
-def read_only_view(folder: Path):
-    """The command prefix that runs a program in a mount namespace where ``folder`` is
-    read-only (tests run as root, which file permissions do not stop), or None."""
-    prefix = ["unshare", "--map-root-user", "--mount", "sh", "-c",
-              'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
-              str(folder)]
-    try:
-        probe = subprocess.run([*prefix, "true"], capture_output=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return prefix if probe.returncode == 0 else None
 
 
 @pytest.mark.slow
