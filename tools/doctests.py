@@ -18,7 +18,6 @@ from __future__ import annotations
 import ast
 import doctest
 import importlib
-import tomllib
 from pathlib import Path
 from typing import Optional
 
@@ -26,11 +25,11 @@ import pytest
 from _pytest.doctest import DoctestItem, DoctestModule, _get_checker, _get_runner, get_optionflags
 
 from kifudb.core import _native
+from tools import build_native
 
-ROOT = Path(__file__).resolve().parent.parent
 #: folder -> import name, as ``pyproject.toml`` maps them (``core`` -> ``kifudb.core``)
-PACKAGE_DIRS = {(ROOT / folder).resolve(): name for name, folder in tomllib.loads(
-    (ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["package-dir"].items()}
+PACKAGE_DIRS = {(build_native.ROOT / folder).resolve(): name
+                for name, folder in build_native.PACKAGE_DIRS.items()}
 _COMPILED = {(_native.ROOT / path).resolve() for path in _native.COMPILED}
 
 
@@ -98,9 +97,11 @@ def pytest_collect_file(file_path: Path, parent):
     name = import_name(file_path) if file_path.suffix == ".py" else None
     if name is None or not parent.config.getoption("doctestmodules"):
         return collected
-    kept = [c for c in collected if not isinstance(c, DoctestModule)]
-    if len(kept) == len(collected):  # not a doctest module (``__main__.py``, a Streamlit page)
-        return collected
+    # the package's files hold no tests: a file named on the command line is no test module
+    # (pytest would import ``core/pieces.py`` as ``core.pieces``)
+    kept = [c for c in collected if not isinstance(c, pytest.Module)]
+    if not any(isinstance(c, DoctestModule) for c in collected):  # ``__main__.py``, a page
+        return kept
     if file_path.resolve() in _COMPILED and _native.is_compiled(importlib.import_module(name)):
         return kept + [CompiledDoctests.from_parent(parent, path=file_path)]
     return kept + [PackageDoctests.from_parent(parent, path=file_path)]
