@@ -131,7 +131,7 @@ def write_book(store, output, *, filters: GameFilter = GameFilter(), min_games: 
     (``analytics.files``; a file there is replaced once complete if ``overwrite``, else
     ``OutputRefused`` before the work), and say its size: ``positions``, ``moves`` and
     ``games`` (that gave moves), and whether a file was ``replaced``."""
-    out = OutputFile(checks.output_file(output), overwrite=overwrite)
+    out = OutputFile(output, overwrite=overwrite)
     out.check()
     entries, games = _collect(store, filters, min_games, max_ply)
     with out.stream("w", encoding="ascii", newline="\n") as stream:

@@ -15,7 +15,6 @@ text of dates in answers.
 from __future__ import annotations
 
 import datetime
-from pathlib import Path
 from typing import Optional
 
 
@@ -64,16 +63,6 @@ def game_id(value) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"a game id is an integer, not {value!r}")
     return value
-
-
-def output_file(value) -> Path:
-    """``value`` as a ``Path`` a file may be written at: in a folder that exists, not a folder."""
-    output = Path(value)
-    if not output.parent.is_dir():
-        raise ValueError(f"cannot write {output}: no folder {output.parent}")
-    if output.is_dir():
-        raise ValueError(f"cannot write {output}: it is a folder")
-    return output
 
 
 def iso(value) -> Optional[str]:

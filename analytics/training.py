@@ -85,7 +85,7 @@ def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(
     left out), ``bytes``, and whether a file was ``replaced``."""
     checks.choice(fmt, "format", FORMATS)
     checks.at_least(min_ply, "min_ply", 0)
-    out = OutputFile(checks.output_file(output), overwrite=overwrite)
+    out = OutputFile(output, overwrite=overwrite)
     out.check()
     summary = {"format": fmt, "records": 0, "games": 0, "evaluated": 0, "duplicates": 0,
                "without_result": 0, "without_kings": 0}
