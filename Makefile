@@ -15,7 +15,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # holds the SHA-256 of each source compiled
 NATIVE := core/compiled.json
 
-.PHONY: demo test test-fast test-pure native bench clean chromium
+.PHONY: demo test test-fast test-pure native bench clean chromium shogiboard
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,7 +30,21 @@ $(NATIVE): $(STAMP) tools/build_native.py $(wildcard core/*.py core/notation/*.p
 
 native: $(NATIVE)
 
-demo: $(STAMP) native
+# the dashboard's board (lishogi's shogiground as a Streamlit component): its bundle in
+# dashboard/shogiboard/web-build/ is made from web-src/ (npm ci + esbuild) only when a source
+# changed since it was built (build.py compares the SHA-256 recorded in web-build/sources.json)
+BOARD := dashboard/shogiboard
+SHOGIBOARD := $(BOARD)/web-build/sources.json
+$(SHOGIBOARD): $(wildcard $(BOARD)/web-src/src/*) $(BOARD)/web-src/package.json \
+		$(BOARD)/web-src/package-lock.json $(BOARD)/web-src/build.mjs $(BOARD)/build.py
+	$(PYTHON) $(BOARD)/build.py \
+	  || (cd $(BOARD)/web-src && npm ci --ignore-scripts --no-audit --no-fund \
+	      && npm run --silent build)
+	touch $@
+
+shogiboard: $(SHOGIBOARD)
+
+demo: $(STAMP) native shogiboard
 	$(BIN)/kifudb replay data/samples/games.usi
 	rm -rf data/store  # the demo store is made from the samples anew, in the current format
 	$(BIN)/kifudb ingest data/samples --store data/store
@@ -45,7 +59,7 @@ chromium:
 	  || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-noto-cjk)
 
 # the whole suite on the compiled build, then the engine's and readers' tests interpreted
-test: $(STAMP) chromium native
+test: $(STAMP) chromium native shogiboard
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory test-pure
 
@@ -61,7 +75,7 @@ test-pure: $(STAMP)
 
 # the quick loop: everything but the tests marked slow (the browser, the differential tests
 # against cshogi, the killed ingests; see `markers` in pyproject.toml)
-test-fast: $(STAMP) native
+test-fast: $(STAMP) native shogiboard
 	$(BIN)/python -m pytest -m "not slow"
 
 bench: $(STAMP) native

@@ -165,10 +165,12 @@ def _kifu(row: dict, lines: dict) -> Kifu:
     return kifu
 
 
-def record_text(store, game: int, fmt: str) -> dict:
+def record_text(store, game: int, fmt: str, encoding: str = "utf-8") -> dict:
     """One stored game written in ``fmt`` (``core.writers.FORMATS``), as the game viewer offers
     it for download: ``text`` (None when it cannot be written), ``problem`` (why not) and
-    ``left_out`` (what the format cannot hold of it, ``core.writers.left_out``)."""
+    ``left_out`` (what the format cannot hold of it, ``core.writers.left_out``). ``encoding``
+    is what a KIF or CSA text declares (``cp932`` for old Windows tools); the caller encodes
+    the text."""
     from kifudb.core.writers import FORMATS, left_out, write
 
     fmt = checks.choice(fmt, "format", FORMATS)
@@ -179,7 +181,7 @@ def record_text(store, game: int, fmt: str) -> dict:
     if found.dropped_variations:
         said.insert(0, f"{found.dropped_variations} variation"
                        f"{'s' if found.dropped_variations > 1 else ''}")
-    return {"text": write(found.kifu, fmt), "problem": None, "left_out": said}
+    return {"text": write(found.kifu, fmt, encoding), "problem": None, "left_out": said}
 
 
 _UNSAFE_NAME = re.compile(r"[^\w.\-]+")
@@ -213,12 +215,14 @@ class Archive(NamedTuple):
     problems: list
 
 
-def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-games") -> Archive:
+def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-games",
+                  encoding: str = "utf-8") -> Archive:
     """The games ``chosen`` (``chosen_games`` rows, or game ids) written in ``fmt`` as one
     download: one CSA file (games split by ``/``) or one USI file (a line each), else a ZIP of
     one file per game (``record_file_name``) named ``name``. A game that cannot be written is
     left out and said in ``problems``, and in the download: a ZIP's ``problems.txt``, comment
-    lines at the top of a CSA or USI file::
+    lines at the top of a CSA or USI file. ``encoding``: the files' (``cp932`` for old Windows
+    tools; a game with a character it lacks is left out and said)::
 
         >>> import tempfile, shutil
         >>> from kifudb.store.writer import ingest_paths
@@ -252,23 +256,34 @@ def games_archive(store, chosen: list, fmt: str = "kif", name: str = "kifudb-gam
         if kifu is None:
             problems.append(f"game {game}: {problem}")
             continue
+        try:
+            text = write(kifu, fmt, encoding)
+            text.encode(encoding)
+        except UnicodeEncodeError as error:
+            problems.append(f"game {game}: {encoding} has no character "
+                            f"{error.object[error.start]!r}")
+            continue
+        except ValueError as error:
+            problems.append(f"game {game}: {error}")
+            continue
         if fmt in MULTI_GAME:
             kifus.append(kifu)
             continue
         try:
-            files.append((record_file_name(game, paths.get(game), fmt), write(kifu, fmt)))
+            files.append((record_file_name(game, paths.get(game), fmt), text))
         except ValueError as error:
             problems.append(f"game {game}: {error}")
     if fmt in MULTI_GAME:  # the games left out are said in comment lines at the top
         mark = "'" if fmt == "csa" else "# "
         said = "".join(f"{mark}kifudb: left out: {problem}\n" for problem in problems)
-        text = said + ("\n" if said and fmt == "usi" else "") + write_games(kifus, fmt)
-        return Archive(text.encode("utf-8"), name + EXTENSIONS[fmt], MEDIA_TYPES[fmt],
+        text = said + ("\n" if said and fmt == "usi" else "") + write_games(kifus, fmt,
+                                                                           encoding)
+        return Archive(text.encode(encoding, "replace"), name + EXTENSIONS[fmt], MEDIA_TYPES[fmt],
                        len(kifus), problems)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for file_name, text in files:
-            archive.writestr(file_name, text.encode("utf-8"))
+            archive.writestr(file_name, text.encode(encoding))
         if problems:
             archive.writestr("problems.txt", "\n".join(problems) + "\n")
     return Archive(buffer.getvalue(), name + ".zip", "application/zip", len(files), problems)

@@ -1,6 +1,7 @@
 """How the doors ask for the games a question looks at: one ``FilterOption`` per field of
-``analytics.filters.GameFilter``, in ``OPTIONS`` — the command line's options and the HTTP API's
-query parameters are made from this one table, so that they cannot drift apart. (A module of its
+``analytics.filters.GameFilter``, in ``OPTIONS`` — the command line's options, the HTTP API's
+query parameters and the Python API's keywords are made from this one table and say the same
+names (``--min-moves``, ``min_moves=``), so that they cannot drift apart. (A module of its
 own, importing nothing heavy: the command line reads it when it starts.)
 
     >>> [option.flag for option in OPTIONS][:3]
@@ -63,6 +64,7 @@ OPTIONS = (
                  "Only the games with a result (a win or a draw): fragments and aborted games "
                  "have none."),
     FilterOption("moves_from", "min_moves", "count", "Only the games of at least N moves."),
+    FilterOption("moves_to", "max_moves", "count", "Only the games of at most N moves."),
     FilterOption("min_rating", "min_rating", "count",
                  "Only the games whose two players are rated at least N (shogi-server's rate "
                  "lines)."),
@@ -75,6 +77,9 @@ OPTIONS = (
                  RATING_OF),
     FilterOption("winner", "result", "choice",
                  "Only the games with this result (none: no result).", WINNERS),
+    FilterOption("reason", "reason", "text",
+                 "Only the games that ended this way: resign, checkmate, time, sennichite, "
+                 "illegal_move, abort … (as 'kifudb stats results --by reason' names them)."),
     FilterOption("time_control", "time_control", "text",
                  "The time control the record states contains this (case-insensitive)."),
     FilterOption("engine", "played_by", "choice",

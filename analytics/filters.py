@@ -38,6 +38,12 @@ spelling given::
     >>> GameFilter(min_rating=2500, max_rating=3000, engine=False, label="四間飛車",
     ...            label_side="white", time_control="6時間")
     GameFilter(min_rating=2500, max_rating=3000, time_control='6時間', engine=False, label='四間飛車', label_side='white')
+    >>> GameFilter(label="Fourth-file rook", handicap="lance")
+    GameFilter(handicap='香落ち', label='四間飛車')
+    >>> GameFilter(handicap="foo")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kifudb.analytics.filters.FilterError: handicap: unknown handicap 'foo' (known: 平手, 香落ち, ...)
     >>> GameFilter(label_side="sente")
     Traceback (most recent call last):
     ...
@@ -67,7 +73,8 @@ import sqlalchemy as sa
 from kifudb.analytics import checks
 from kifudb.analytics.filter_options import (  # noqa: F401 (re-exported)
     OPTIONS, RATING_OF, WINNERS, FilterOption)
-from kifudb.core.handicap import HANDICAPS, canonical_name
+from kifudb.analytics.names import handicap_name, label_name
+from kifudb.core.handicap import HANDICAPS
 from kifudb.labels.players import canonical as player_name
 from kifudb.store.engine import game_summary, labels
 
@@ -96,7 +103,7 @@ class GameFilter:
     - ``event``: a case-insensitive part of the event's name;
     - ``handicap``: the game's handicap exactly (``平手``, ``香落ち`` …: what its start position
       is, else what its header says; any spelling ``core.handicap`` knows, ``KY`` or ``香落``,
-      is its KIF name);
+      is its KIF name; an unknown name is refused, with the nearest: ``analytics.names``);
     - ``reason``: how the game ended, exactly (``resign``, ``checkmate`` …);
     - ``winner``: ``black``, ``white``, ``draw`` or ``none``;
     - ``decided``: True keeps the games with a result (a win or a draw), False those without;
@@ -113,7 +120,9 @@ class GameFilter:
     - ``engine``: True keeps the games in which the record shows an engine playing (a side's
       engine name, ``ingest.evaluation.engines``), False those in which it shows none;
     - ``label``: a castle or opening (``labels.classify``) reached by either side, or by
-      ``label_side`` (``black`` or ``white``) only.
+      ``label_side`` (``black`` or ``white``) only; named as ``labels.toml`` names it or by
+      its English name (``Fourth-file rook`` is ``四間飛車``); an unknown name is refused, with
+      the nearest (``analytics.names``).
     """
 
     player: Optional[str] = None
@@ -241,13 +250,15 @@ class GameFilter:
 
 
 def _handicap(value, name: str) -> str:
-    """A handicap's KIF name when ``core.handicap`` knows the spelling (``KY``, ``香落``), else
-    the text as given (a header may name anything: ``その他``)."""
-    value = checks.text(value, name).strip()
-    try:
-        return canonical_name(value)
-    except KeyError:
-        return value
+    """A handicap's KIF name, whatever spelling ``core.handicap`` knows (``KY``, ``香落``); an
+    unknown one is refused with the nearest names (``analytics.names``)."""
+    return handicap_name(checks.text(value, name), name)
+
+
+def _label(value, name: str) -> str:
+    """A castle's or opening's name (``labels.toml``'s), given as it or in English; an
+    unknown one is refused with the nearest names (``analytics.names``)."""
+    return label_name(value, name)
 
 
 def _flag(value, name: str) -> bool:
@@ -266,7 +277,7 @@ _CHECKS = {
     "min_rating": lambda value, name: checks.at_least(value, name, 0),
     "max_rating": lambda value, name: checks.at_least(value, name, 0),
     "rating_of": lambda value, name: checks.choice(value, name, RATING_OF),
-    "time_control": checks.text, "engine": _flag, "label": checks.name,
+    "time_control": checks.text, "engine": _flag, "label": _label,
     "label_side": lambda value, name: checks.choice(value, name, ("black", "white")),
 }
 

@@ -94,6 +94,60 @@ def score_text(evaluation) -> str:
     return f"{black:+d}" if black else "0"
 
 
+def evaluation_shown(evaluation, sfen_after: str, played=None, pv_moves: int = 12):
+    """A move's engine evaluation (``queries.game_moves``' ``evaluation``) as a reader wants it
+    instead of the raw comment (``** 24 +8877GI -3122GI``): ``score`` (``score_text``:
+    Black's point of view, ``+M7`` a mate), ``depth``, ``nodes``, ``engine``, ``pv`` (the
+    principal variation in KI2, ``▲８八銀 △２二銀`` …, from the position after the move,
+    ``sfen_after``, where ``played`` — the move's USI — makes a PV move to its square ``同``;
+    at most ``pv_moves`` moves, ``…`` after them; it stops at a move that does not replay) and
+    ``text``, all of it on one line. None without an evaluation.
+
+    >>> after = "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3"
+    >>> shown = evaluation_shown({"score_black": 24, "mate": None, "depth": 20, "nodes": None,
+    ...                           "engine": None, "pv": "8h2b+ 3a2b B*4e"}, after)
+    >>> shown["score"], shown["pv"]
+    ('+24', '▲２二角成 △同銀 ▲４五角')
+    >>> shown["text"]
+    '+24 (depth 20) ▲２二角成 △同銀 ▲４五角'
+    >>> taken = "lnsgkgsnl/1r5+B1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/7R1/LNSGKGSNL w B 4"
+    >>> evaluation_shown({"score_black": -100000, "mate": -3, "pv": "3a2b B*4e"}, taken,
+    ...                  played="8h2b+")["text"]
+    '-M3 △同銀 ▲４五角'
+    >>> evaluation_shown(None, after) is None
+    True
+    """
+    if not evaluation:
+        return None
+    moves, more = [], False
+    if evaluation.get("pv"):
+        position = Position.from_sfen(sfen_after)
+        previous = Move.from_usi(played).to_square if played else None
+        for number, usi in enumerate(evaluation["pv"].split()):
+            if number == pv_moves:
+                more = True
+                break
+            try:
+                move = Move.from_usi(usi)
+            except ValueError:
+                break
+            if position.illegality(move) is not None:
+                break
+            # on one line, 同銀 (KI2 writes 同　銀, a full-width space before a one-kanji piece)
+            moves.append(ki2_move(position, move, previous).replace("同\u3000", "同"))
+            position.push(move)
+            previous = move.to_square
+    pv = " ".join(moves) + (" …" if more else "")
+    score = score_text(evaluation)
+    said = [f"depth {evaluation['depth']}" if evaluation.get("depth") else "",
+            f"{evaluation['nodes']:,} nodes" if evaluation.get("nodes") else "",
+            evaluation.get("engine") or ""]
+    details = ", ".join(d for d in said if d)
+    text = " ".join(part for part in (score, f"({details})" if details else "", pv) if part)
+    return {"score": score, "depth": evaluation.get("depth"), "nodes": evaluation.get("nodes"),
+            "engine": evaluation.get("engine"), "pv": pv, "text": text}
+
+
 def _is_jkf(text) -> bool:
     return isinstance(text, str) and text.startswith("{")
 

@@ -72,16 +72,43 @@ def _novelty_rows(filters: GameFilter):
 
 def novelties(store, limit: int = 20, offset: int = 0, *,
               filters: GameFilter = GameFilter()) -> list:
-    """The novelties of the latest dated games of ``filters`` (a page of ``limit`` games from
-    ``offset``, newest first, then by id, highest first; a game of the page without a novelty
-    is left out): dicts of ``game``, ``date`` (ISO), ``black``, ``white``, ``event``, ``ply``,
-    ``move`` (the novelty's move, USI) and ``earlier_games``. Only the page's positions are
-    looked up (one join on their keys), so a page costs a fraction of ``all_novelties``."""
-    page = (sa.select(G.game, G.date).where(G.date.is_not(None), *filters.where())
+    """The novelties of the latest dated games of ``filters`` that have one, newest first (then
+    by id, highest first), a page of ``limit`` of them from ``offset``: dicts of ``game``,
+    ``date`` (ISO), ``black``, ``white``, ``event``, ``ply``, ``move`` (the novelty's move,
+    USI) and ``earlier_games``. ``limit`` counts novelties, never the games looked at: a game
+    without one (every position reached earlier) is skipped and the next one looked at, so a
+    page is short only at the end. The dated games are looked at newest first, in chunks
+    (``_chunk_novelties``: only their positions are looked up), so a page costs a fraction of
+    ``all_novelties``."""
+    limit = checks.at_least(limit, "limit", 1)
+    offset = checks.at_least(offset, "offset", 0)
+    wanted = offset + limit
+    found: list = []
+    looked, chunk = 0, max(2 * wanted, _FIRST_CHUNK)
+    while len(found) < wanted:
+        ids = [r["game"] for r in fetch(
+            store, sa.select(G.game).where(G.date.is_not(None), *filters.where())
             .order_by(G.date.desc(), G.game.desc())
-            .limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
-            .offset(sa.bindparam("offset", checks.at_least(offset, "offset", 0)))
-            .subquery("page"))
+            .limit(sa.bindparam("limit", chunk)).offset(sa.bindparam("offset", looked)))]
+        found += _chunk_novelties(store, ids)
+        looked += len(ids)
+        if len(ids) < chunk:
+            break
+        chunk *= 2
+    return found[offset:wanted]
+
+
+#: The dated games looked at first for a page of novelties (then twice as many, and so on).
+_FIRST_CHUNK = 64
+
+
+def _chunk_novelties(store, ids: list) -> list:
+    """The novelties of the games ``ids`` (dated), newest first: one join of their positions
+    with the dated games' positions of the same keys."""
+    if not ids:
+        return []
+    page = (sa.select(G.game, G.date)
+            .where(G.game.in_(sa.bindparam("ids", ids, expanding=True))).subquery("page"))
     own = (sa.select(P.key, P.game, P.ply, P.next_move, page.c.date)
            .join_from(positions, page, page.c.game == P.game).subquery("own"))
     dated = _dated()

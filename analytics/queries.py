@@ -83,7 +83,8 @@ def _given(position):
 
 
 def search(store, position, mirror: bool = False, limit: Optional[int] = None,
-           offset: int = 0, one_per_game: bool = False) -> list:
+           offset: int = 0, one_per_game: bool = False, *,
+           filters: GameFilter = GameFilter()) -> list:
     """Every game and ply where ``position`` (a ``Position``, an SFEN or a key) occurred, as
     dicts:
     ``game``, ``ply``, ``black``, ``white``, ``date`` (ISO), ``event``, ``winner``, ``reason``,
@@ -94,7 +95,9 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
     ``mirror=True`` (a ``Position`` or an SFEN only) adds the games that reached its left-right
     mirror image, with ``mirrored`` True (a symmetric position is its own mirror and is found
     once).
-    Only games the ``games`` view shows count. Ordered by date (newest first, undated last),
+    Only games the ``games`` view shows count, and of those the games of ``filters``
+    (``analytics.filters.GameFilter``; a rating band on the mover is on the side to move in
+    the position). Ordered by date (newest first, undated last),
     game and ply; ``offset`` skips that many rows and ``limit`` keeps the next ones (a page;
     ``occurrences`` counts them all).
     """
@@ -104,12 +107,14 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
         nth = sa.func.row_number().over(partition_by=hits.c.game,
                                         order_by=(hits.c.ply, hits.c.mirrored))
         ranked = sa.select(hits, nth.label("nth")).subquery("ranked")
-        rows = (sa.select(ranked.c.game, ranked.c.ply, ranked.c.next_move, ranked.c.mirrored)
+        rows = (sa.select(ranked.c.game, ranked.c.ply, ranked.c.next_move, ranked.c.mirrored,
+                          ranked.c.black_to_move)
                 .where(ranked.c.nth == sa.bindparam("first", 1)).subquery("first_hits"))
     g = game_summary.c
     statement = (sa.select(rows.c.game, rows.c.ply, g.black, g.white, g.date, g.event, g.winner,
                            g.reason, g.handicap, g.path, rows.c.next_move, rows.c.mirrored)
                  .join_from(rows, game_summary, g.game == rows.c.game)
+                 .where(*filters.where(_mover_rating(position)))
                  .order_by(g.date.desc().nulls_last(), rows.c.game, rows.c.ply))
     if limit is not None:
         statement = statement.limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
@@ -124,13 +129,26 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
     return found
 
 
-def occurrences(store, position, mirror: bool = False) -> dict:
+def occurrences(store, position, mirror: bool = False, *,
+                filters: GameFilter = GameFilter()) -> dict:
     """``{"occurrences", "games"}``: how many rows ``search`` gives for ``position`` (with
-    ``mirror``, its mirror image too) and in how many games, without fetching them."""
+    ``mirror``, its mirror image too) and in how many games, without fetching them (in the
+    games of ``filters``, as ``search``)."""
     statement = (sa.select(sa.func.count().label("occurrences"),
                            sa.func.count(sa.distinct(hits.c.game)).label("games"))
-                 .select_from(hits.join(game_summary, game_summary.c.game == hits.c.game)))
+                 .select_from(hits.join(game_summary, game_summary.c.game == hits.c.game))
+                 .where(*filters.where(_mover_rating(position))))
     return fetch(store, statement, keys=hit_keys(position, mirror))[0]
+
+
+def _mover_rating(position):
+    """The rating column of the side to move in ``position`` (an SFEN or a ``Position``; None
+    for a bare key): where a rating band on the mover is (``GameFilter.rating_of``)."""
+    position = _given(position)
+    if not isinstance(position, Position):
+        return None
+    g = game_summary.c
+    return g.black_rating if position.sfen().split()[1] == "b" else g.white_rating
 
 
 def hit_keys(position, mirror: bool = False) -> dict:
@@ -241,9 +259,10 @@ def _performance(row: dict):
 
 
 def game_info(store, game_id: int) -> Optional[dict]:
-    """The ``games`` row of a game as a dict (``headers`` parsed from JSON, ``date`` and
-    ``end_date`` ISO) with ``sources`` (path, index, format, encoding of each file it was read
-    from; a KIF, KI2 or CSA file first, then by path); None if the store shows no such game."""
+    """The ``games`` row of a game as a dict (``headers`` and ``provenance`` — which source
+    gave each field — parsed from JSON, ``date`` and ``end_date`` ISO) with ``sources``
+    (path, index, format, encoding of each file it was read from; a KIF, KI2 or CSA file
+    first, then by path); None if the store shows no such game."""
     game_id = checks.game_id(game_id)
     found = fetch(store, sa.select(games).where(games.c.game == sa.bindparam("game", game_id)))
     if not found:
@@ -251,6 +270,8 @@ def game_info(store, game_id: int) -> Optional[dict]:
     info = checks.iso_dates(found, "date", "end_date")[0]
     if info["headers"]:
         info["headers"] = json.loads(info["headers"])
+    # which source gave each field ({"date": {"path", "index"}, …}; None: stored before)
+    info["provenance"] = json.loads(info["provenance"]) if info.get("provenance") else None
     info["sources"] = sorted(
         fetch(store, sa.select(sources.c.path, sources.c.index, sources.c.format,
                                sources.c.encoding)

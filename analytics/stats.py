@@ -37,6 +37,7 @@ import sqlalchemy as sa
 
 from kifudb.analytics import checks
 from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.names import label_name
 from kifudb.analytics.results import SIDES, Results, count_columns, wilson
 from kifudb.labels.classify import definitions, definitions_version
 from kifudb.labels.players import canonical as player_name
@@ -239,17 +240,28 @@ def pairings(store, kind: str = "castle", against: Optional[str] = None, min_gam
 
 def label_games(store, label: str, side: Optional[str] = None, limit: int = 20, *,
                 filters: GameFilter = GameFilter()) -> list:
-    """Example games for a label (newest first): dicts of ``game``, ``side`` that reached it,
-    ``ply`` where it did, ``black``, ``white``, ``date``, ``event``, ``winner``, ``reason``."""
-    conditions = [L.label == sa.bindparam("label", checks.name(label, "label")),
+    """Example games for a label (its name or English name; an unknown one is a
+    ``ValueError`` with the nearest, ``analytics.names``): the ``limit`` newest games in which
+    a side reached it, a dict for each side that did (a game both sides reached gives two; a
+    name that is a castle and an opening counts once): ``game``, ``side``, ``ply`` where it
+    did first, ``black``, ``white``, ``date``, ``event``, ``winner``, ``reason``. ``limit``
+    counts games, not rows."""
+    conditions = [L.label == sa.bindparam("label", label_name(label, "label")),
                   *filters.where()]
     if side is not None:
         conditions.append(L.side == sa.bindparam("side", checks.choice(side, "side", SIDES)))
-    statement = (sa.select(L.game, L.side, L.ply, G.black, G.white, G.date, G.event, G.winner,
-                           G.reason)
-                 .join_from(label_summary, game_summary, G.game == L.game).where(*conditions)
-                 .order_by(G.date.desc().nulls_last(), L.game, L.side)
-                 .limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1))))
+    reached = (sa.select(L.game, L.side, sa.func.min(L.ply).label("ply"))
+               .join_from(label_summary, game_summary, G.game == L.game).where(*conditions)
+               .group_by(L.game, L.side).subquery("reached"))
+    page = (sa.select(reached.c.game).join_from(reached, game_summary, G.game == reached.c.game)
+            .group_by(reached.c.game, G.date)
+            .order_by(G.date.desc().nulls_last(), reached.c.game)
+            .limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1))))
+    statement = (sa.select(reached.c.game, reached.c.side, reached.c.ply, G.black, G.white,
+                           G.date, G.event, G.winner, G.reason)
+                 .join_from(reached, game_summary, G.game == reached.c.game)
+                 .where(reached.c.game.in_(page))
+                 .order_by(G.date.desc().nulls_last(), reached.c.game, reached.c.side))
     return checks.iso_dates(_labelled_fetch(store, statement), "date")
 
 

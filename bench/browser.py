@@ -12,7 +12,8 @@ The end-to-end test (``tests/test_dashboard_e2e.py``) uses the same three pieces
   ``repeats`` reloads (answers from the server's caches; the browser's session is new each
   time, so the page is fetched and drawn anew);
 * the **explorer click** (the start position's most played move clicked: cold the first time,
-  warm after going back) and the **game step** (→ in the game viewer).
+  then the median of ``repeats + 2`` more, each after going back) and the **game step** (the ▶
+  button of the game viewer: the first step, then the median of the next ones).
 
 A time runs from the navigation (or the click) until the page's text is there, Streamlit's
 running indicator is gone and no exception is shown, so it includes the browser's drawing.
@@ -129,32 +130,59 @@ def _timed(page, act, text: str, url=None) -> float:
     return time.perf_counter() - started
 
 
-def measure(url: str, page, repeats: int = 3) -> dict:
-    """The figures of ``run_browser`` on the dashboard at ``url`` (a fresh server)."""
+def measure(url: str, page, repeats: int = 3, game: int | None = None) -> dict:
+    """The figures of ``run_browser`` on the dashboard at ``url`` (a fresh server); the game
+    step in ``game`` (one with moves enough; the newest game by default)."""
     figures = {}
     for name, (path, text) in PAGES.items():
         cold = _timed(page, lambda: page.goto(f"{url}/{path}"), text)
         warm = statistics.median(_timed(page, page.reload, text) for _ in range(repeats))
         figures[name] = {"cold": cold, "warm": warm}
-    figures["explorer click"] = _twice(
+        print(f"{name}: first {cold:.2f} s, reload {warm:.2f} s", file=sys.stderr, flush=True)
+    figures["explorer click"] = _repeated(
         page, f"{url}/explorer", "moves played next",
-        lambda: page.locator(".st-key-move-row-0 button").click(), r"moves=\w+$")
-    figures["game step"] = _twice(page, f"{url}/game", "対",
-                                  lambda: page.keyboard.press("ArrowRight"), r"ply=1$")
+        lambda _: page.locator(".st-key-move-row-0 button").first.click(),
+        lambda _: r"moves=\w+$",
+        back=True, times=repeats + 3)
+    print(f"explorer click: first {figures['explorer click'][0]:.2f} s, then "
+          f"{figures['explorer click'][1]:.2f} s (median)", file=sys.stderr, flush=True)
+    start = f"{url}/game" + (f"?game={game}&ply=0" if game is not None else "")
+    figures["game step"] = _repeated(page, start, "対",
+                                     lambda _: page.locator(
+                                         '.st-key-forward [data-testid^="stBaseButton"]')
+                                     .first.click(),
+                                     lambda i: rf"ply={i + 1}$", back=False,
+                                     times=repeats + 3)
     return figures
 
 
-def _twice(page, start: str, text: str, act, url: str) -> list:
-    """``[cold s, warm s]`` of ``act`` on the page at ``start``: the first time, and again
-    after the browser's Back."""
+def _repeated(page, start: str, text: str, act, url, back: bool, times: int) -> list:
+    """``[first s, median s of the others]`` of ``act(i)`` done ``times`` times on the page at
+    ``start`` (the URL then matching ``url(i)``): the first (answers computed) and the median
+    of the next ones (``back``: each after the browser's Back to ``start``, the same click
+    again; else one step after the other)."""
     page.goto(start)
     settle(page, text)
-    times = []
-    for _ in range(2):
-        times.append(_timed(page, act, text, url))
-        page.go_back()
-        settle(page, text)
-    return times
+    seconds = []
+    for i in range(times):
+        seconds.append(_timed(page, lambda: act(i), text, url(i)))
+        if back:
+            page.go_back()
+            page.wait_for_url(re.compile(re.escape(start) + "$"), timeout=60_000)
+            settle(page, text)
+            page.wait_for_function(  # the rows of the page before drawn anew (no stale ones)
+                "() => document.querySelectorAll('.st-key-move-row-0 button').length === 1",
+                timeout=60_000)
+    return [seconds[0], statistics.median(seconds[1:])]
+
+
+def _long_game(store_dir: Path, moves: int) -> int | None:
+    """The newest game of at least ``moves`` moves (the game viewer's steps are timed in it)."""
+    from kifudb.analytics import stats
+    from kifudb.analytics.filters import GameFilter
+
+    found = stats.games(str(store_dir), limit=1, filters=GameFilter(moves_from=moves))
+    return found[0]["game"] if found else None
 
 
 def run_browser(store_dir: Path, repeats: int = 3) -> dict:
@@ -170,7 +198,7 @@ def run_browser(store_dir: Path, repeats: int = 3) -> dict:
         browser = playwright.chromium.launch(executable_path=chromium(), headless=True)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            figures = measure(url, page, repeats)
+            figures = measure(url, page, repeats, _long_game(store_dir, repeats + 4))
         finally:
             browser.close()
     rows = [(name, f["cold"], f["warm"]) for name, f in figures.items() if isinstance(f, dict)]

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: the engine, and the readers' hot path (``Findings``, a ``list`` subclass, stays interpreted).
 COMPILED = (
     "core/pieces.py", "core/numbers.py", "core/tables.py", "core/key.py", "core/move.py", "core/position.py",
-    "core/game.py", "core/handicap.py", "core/impasse.py",
+    "core/game.py", "core/handicap.py", "core/impasse.py", "core/placement.py",
     "core/notation/_common.py", "core/notation/_japanese.py", "core/notation/errors.py",
     "core/notation/usi.py", "core/notation/kif.py", "core/notation/ki2.py",
     "core/notation/csa.py", "core/notation/jkf.py", "core/notation/western.py",

@@ -8,7 +8,7 @@ text, the sidebar's ``analytics.filters.GameFilter`` — until the store's next 
 boards with ``core``. ``app.py`` is the entry page,
 ``views/`` holds one page per module, and the modules here are what the pages share: the store
 and its cached answers (``state``), the board (``board``), the position inputs
-(``position_form``), the sidebar's filters (``filters``), the tables of games
+(``position_form``), the pattern page's board of conditions (``pattern_form``), the sidebar's filters (``filters``), the tables of games
 (``games_table``), tables that act on a click anywhere on a row (``tables``), the charts
 (``charts``), how shogi things are written (``display``), the ways between pages and the URL
 that says what a page shows (``nav``: one browser history entry a step), and the few style

@@ -44,7 +44,9 @@ def share_over_time(rows: list, labels: list, side: str) -> alt.Chart:
                                   "games": pl.Int64, "share": pl.Float64,
                                   "scope_games": pl.Int64})
     base = alt.Chart(frame).encode(
-        x=alt.X("year:O", title=None),
+        # a quantitative axis: 1917 and 2003 stand 86 years apart, not side by side
+        x=alt.X("year:Q", title=None, axis=alt.Axis(format="d"),
+                scale=alt.Scale(zero=False, nice=False)),
         y=alt.Y("share:Q", title="share of the year's games (point size: the year's games)",
                 axis=_PERCENT),
         color=alt.Color("label:N", sort=labels, title=None,
@@ -91,7 +93,8 @@ def score_by_year(rows: list) -> alt.LayerChart:
     frame = pl.from_dicts([r for r in rows if r["black_score"] is not None],
                           infer_schema_length=None)
     band = alt.Chart(frame).mark_area(opacity=0.25, color=BLACK_COLOUR).encode(
-        x=alt.X("year:Q", title=None, axis=alt.Axis(format="d")),
+        x=alt.X("year:Q", title=None, axis=alt.Axis(format="d"),
+                scale=alt.Scale(zero=False, nice=False)),
         y=alt.Y("ci_low:Q", title="▲先手's score (the number: decided games)", axis=_PERCENT,
                 scale=alt.Scale(domain=[0, 1])),
         y2="ci_high:Q")
@@ -169,3 +172,18 @@ def pairing_grid(rows: list, black_labels: list, white_labels: list) -> alt.Laye
         color=alt.condition("datum.black_score > 0.6", alt.value("white"), alt.value("black")))
     # the height holds the axes too (Streamlit fits the chart to it)
     return (cells + text).properties(height=140 + 34 * len(black_labels))
+
+
+def rating_history(rows: list) -> alt.Chart:
+    """A player's computed rating after each dated game (``analytics.elo``: ``date`` ISO,
+    ``rating``): dates on a time axis whose labels carry the year, the rating axis around the
+    line (not from 0: a line at 1,493–1,501 is not drawn flat)."""
+    frame = pl.from_dicts(rows, infer_schema_length=None).select("date", "rating")
+    return (alt.Chart(frame).mark_line(point=True, color=BLACK_COLOUR)
+            .encode(x=alt.X("date:T", title=None,
+                            axis=alt.Axis(format="%Y-%m", labelAngle=0, tickCount=6)),
+                    y=alt.Y("rating:Q", title="rating (Elo)", scale=alt.Scale(zero=False),
+                            axis=alt.Axis(format=",.0f")),
+                    tooltip=[alt.Tooltip("date:T", format="%Y-%m-%d"),
+                             alt.Tooltip("rating:Q", format=",.0f")])
+            .properties(height=220))

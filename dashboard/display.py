@@ -9,8 +9,8 @@ before Streamlit reads it as Markdown (titles, captions, messages, metric and bu
     '中断'
     >>> result_text("white", "resign", handicap=True), side_name("black", is_handicap("香落ち"))
     ('△上手勝ち · 投了', '▲下手')
-    >>> percent(1, 3), score_text(0.5432, 0.51, 0.573)
-    ('33%', '54.3% (51.0–57.3)')
+    >>> percent(1, 3), percent(1, 1), score_text(0.5432, 0.51, 0.573)
+    ('33.3%', '100.0%', '54.3% (51.0–57.3)')
     >>> move_text("startpos", "7g7f")
     '▲７六歩'
     >>> print(plain("![x](evil.png) <b>"))
@@ -116,6 +116,31 @@ def label_text(label: str | None) -> str:
     return f"{label} · {english}" if english else label
 
 
+def line_labels(start_sfen: str, moves: list, handicap: bool = False) -> str:
+    """The opening and castle each side has reached along a line (``labels.classify``: each
+    side's main one, else the last reached), as the explorer names it above its moves, the
+    way lichess names the opening; empty when none is reached yet.
+
+    >>> line_labels("startpos", "7g7f 3c3d 2h6h 8c8d".split())
+    '▲先手 四間飛車 · Fourth-file rook  —  △後手 居飛車 · Static rook'
+    >>> line_labels("startpos", [])
+    ''
+    """
+    from kifudb.labels.classify import classify_game
+
+    reached = classify_game(start_sfen, moves)
+    parts = []
+    for side, labels in (("black", reached.black), ("white", reached.white)):
+        names = [name for name in (
+            labels.primary_opening or (labels.openings[-1].name if labels.openings else None),
+            labels.primary_castle or (labels.castles[-1].name if labels.castles else None))
+            if name]
+        if names:
+            parts.append(f"{side_name(side, handicap)} " + " · ".join(
+                label_text(name) for name in names))
+    return "  —  ".join(parts)
+
+
 def reason_text(reason: str | None) -> str:
     """``投了 (resign)``: the reason in Japanese and as the store names it."""
     if not reason:
@@ -159,8 +184,17 @@ def result_text(winner: str | None, reason: str | None, handicap: bool = False) 
     return "—" if reason in (None, "unknown") else how
 
 
-def percent(part: float, whole: float, digits: int = 0) -> str:
-    """``part`` of ``whole`` as a percentage (``—`` for an empty whole)."""
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """``number`` and ``noun`` in the singular or the plural (never "1 moves", "game(s)").
+
+    >>> count(1, "move"), count(2, "game"), count(1234, "occurrence"), count(0, "match", "matches")
+    ('1 move', '2 games', '1,234 occurrences', '0 matches')
+    """
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
+
+
+def percent(part: float, whole: float, digits: int = 1) -> str:
+    """``part`` of ``whole`` as a percentage, one decimal (``—`` for an empty whole)."""
     return f"{100 * part / whole:.{digits}f}%" if whole else "—"
 
 
@@ -185,56 +219,82 @@ def move_text(position: Position | str, usi: str) -> str:
     return ki2_move(position, move)
 
 
+def result_bar(black: int, draws: int, white: int, other: int = 0, height: int = 22,
+               short: bool = False) -> str:
+    """A horizontal bar (HTML) of the **decided** games — Black's wins, draws, White's wins,
+    each segment labelled with its share (one decimal) when there is room, as lichess draws
+    it —, and beside it the games without a result (``other``: opening fragments, aborted
+    games), which are not in the bar (``short``: their number alone, under a header that names
+    it). A mixed collection's bar reads its decided games' results (it used to read "no result
+    99%").
+
+    >>> bar = result_bar(3, 1, 4, other=992)
+    >>> "37.5%" in bar and "50.0%" in bar and "992 no result" in bar
+    True
+    >>> "no decided game" in result_bar(0, 0, 0, other=5), result_bar(0, 0, 0)
+    (True, '')
+    """
+    decided = black + draws + white
+    if not decided + other:
+        return ""
+    parts = []
+    for games, colour, ink, title in ((black, BLACK_COLOUR, "#ffffff", "▲先手勝ち"),
+                                      (draws, DRAW_COLOUR, "#ffffff", "引き分け"),
+                                      (white, WHITE_COLOUR, "#222222", "△後手勝ち")):
+        if not games:
+            continue
+        share = 100 * games / decided
+        label = f"{share:.1f}%" if share >= 16 else ""
+        parts.append(f'<div title="{escape(title)}: {games:,} ({share:.1f}% of the decided '
+                     f'games)" style="width:{share:.3f}%;background:{colour};color:{ink};'
+                     f'text-align:center;overflow:hidden;white-space:nowrap">{label}</div>')
+    if not decided:
+        parts.append(f'<div title="no decided game" style="width:100%;background:'
+                     f'{_NO_RESULT_FILL};color:#555555;text-align:center;overflow:hidden;'
+                     f'white-space:nowrap">no decided game</div>')
+    bar = (f'<div class="kifudb-bar" style="display:flex;flex:1 1 auto;min-width:0;height:'
+           f'{height}px;line-height:{height}px;font-size:12px;border:1px solid #8a8a8a;'
+           f'border-radius:3px;overflow:hidden">{"".join(parts)}</div>')
+    note = (f'<span class="kifudb-undecided" title="{count(other, "game")} without a result '
+            f'(opening fragments, aborted games, records without an ending), not in the bar" '
+            f'style="flex:none;font-size:11px;color:#5a6b7d;white-space:nowrap">{other:,}'
+            f'{"" if short else " no result"}</span>' if other else "")
+    return (f'<div class="kifudb-result" style="display:flex;align-items:center;gap:6px;'
+            f'min-width:0">{bar}{note}</div>')
+
+
 #: The size of ``result_bar_image`` (the shape of a table cell ``RESULT_BAR_WIDTH`` wide).
 _BAR_W, _BAR_H = 220, 24
 RESULT_BAR_WIDTH = 230
 
 
 def result_bar_image(black: int, draws: int, white: int, other: int = 0) -> str:
-    """The result bar as an SVG data URI, for an image column of a table."""
-    total = black + draws + white + other
-    if not total:
+    """``result_bar`` as an SVG data URI, for an image column of a table: the decided games'
+    results (shares with one decimal), and the games without a result named at its end."""
+    decided = black + draws + white
+    if not decided + other:
         return ""
+    note = f"+{other:,} n/r" if other else ""
+    width = _BAR_W - (7 * len(note) + 6 if note else 0)
     x, parts = 0.0, []
     for count, colour, ink in ((black, BLACK_COLOUR, "#ffffff"), (draws, DRAW_COLOUR, "#ffffff"),
-                               (white, WHITE_COLOUR, "#222222"), (other, OTHER_COLOUR, "#555555")):
+                               (white, WHITE_COLOUR, "#222222")):
         if not count:
             continue
-        width = _BAR_W * count / total
-        parts.append(f'<rect x="{x:.2f}" width="{width:.2f}" height="{_BAR_H}" '
+        part = width * count / decided
+        parts.append(f'<rect x="{x:.2f}" width="{part:.2f}" height="{_BAR_H}" '
                      f'fill="{colour}"/>')
-        if width >= 30:
-            parts.append(f'<text x="{x + width / 2:.2f}" y="{_BAR_H / 2 + 4:.1f}" font-size="11" '
+        if part >= 40:
+            parts.append(f'<text x="{x + part / 2:.2f}" y="{_BAR_H / 2 + 4:.1f}" font-size="11" '
                          f'fill="{ink}" text-anchor="middle" font-family="sans-serif">'
-                         f'{100 * count / total:.0f}%</text>')
-        x += width
+                         f'{100 * count / decided:.1f}%</text>')
+        x += part
+    if not decided:
+        parts.append(f'<rect width="{width}" height="{_BAR_H}" fill="{OTHER_COLOUR}"/>')
+    if note:
+        parts.append(f'<text x="{_BAR_W - 2}" y="{_BAR_H / 2 + 4:.1f}" font-size="11" '
+                     f'fill="#5a6b7d" text-anchor="end" font-family="sans-serif">{note}</text>')
     svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{_BAR_W}" height="{_BAR_H}" '
-           f'viewBox="0 0 {_BAR_W} {_BAR_H}">{"".join(parts)}<rect width="{_BAR_W}" '
+           f'viewBox="0 0 {_BAR_W} {_BAR_H}">{"".join(parts)}<rect width="{width}" '
            f'height="{_BAR_H}" fill="none" stroke="#8a8a8a"/></svg>')
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-
-
-def result_bar(black: int, draws: int, white: int, other: int = 0, height: int = 22) -> str:
-    """A horizontal bar (HTML) of Black's wins, draws, White's wins and games without a result,
-    each segment labelled with its share when there is room, as the best opening explorers
-    draw them."""
-    total = black + draws + white + other
-    if not total:
-        return ""
-    parts = []
-    for count, colour, ink, title in ((black, BLACK_COLOUR, "#ffffff", "▲先手勝ち"),
-                                      (draws, DRAW_COLOUR, "#ffffff", "引き分け"),
-                                      (white, WHITE_COLOUR, "#222222", "△後手勝ち"),
-                                      (other, OTHER_COLOUR, "#555555", "no result")):
-        if not count:
-            continue
-        share = 100 * count / total
-        label = f"{share:.0f}%" if share >= 12 else ""
-        if colour == OTHER_COLOUR:  # hatched, and named where there is room
-            colour, label = _NO_RESULT_FILL, f"no result {label}" if share >= 30 else label
-        parts.append(f'<div title="{escape(title)}: {count} ({share:.1f}%)" style="width:'
-                     f'{share:.3f}%;background:{colour};color:{ink};text-align:center;'
-                     f'overflow:hidden;white-space:nowrap">{label}</div>')
-    return (f'<div class="kifudb-bar" style="display:flex;height:{height}px;line-height:'
-            f'{height}px;font-size:12px;border:1px solid #8a8a8a;border-radius:3px;'
-            f'overflow:hidden">{"".join(parts)}</div>')

@@ -1,6 +1,7 @@
 """A table of games — players, date, event, result, and the ply where the position occurred —
 whose rows open the game viewer when clicked (anywhere on the row: ``dashboard.tables``).
-Handicap games name their sides 下手 and 上手."""
+Handicap games name their sides 下手 and 上手. A column whose cells are Japanese (the result,
+the event, the move) has a Japanese header with its English name."""
 
 from __future__ import annotations
 
@@ -27,10 +28,10 @@ def _columns(sides: tuple) -> dict:
         "date": st.column_config.TextColumn("Date", width=_WIDTHS["date"]),
         "black": st.column_config.TextColumn(black, width=_WIDTHS["black"]),
         "white": st.column_config.TextColumn(white, width=_WIDTHS["white"]),
-        "result": st.column_config.TextColumn("Result", width=_WIDTHS["result"]),
-        "event": st.column_config.TextColumn("Event", width=_WIDTHS["event"]),
-        "next": st.column_config.TextColumn("Next", width=_WIDTHS["next"],
-                                            help="The move played next"),
+        "result": st.column_config.TextColumn("結果 Result", width=_WIDTHS["result"]),
+        "event": st.column_config.TextColumn("棋戦 Event", width=_WIDTHS["event"]),
+        "next": st.column_config.TextColumn("次 Next", width=_WIDTHS["next"],
+                                            help="次の手: the move played next"),
         "mirrored": st.column_config.CheckboxColumn("Mirror", width=_WIDTHS["mirrored"],
                                                     help="The game reached the mirror image"),
     }

@@ -9,6 +9,7 @@ from typing import NamedTuple
 import streamlit as st
 
 from kifudb.core.handicap import EVEN, HANDICAPS
+from kifudb.dashboard import filters
 
 
 class PageInfo(NamedTuple):
@@ -23,6 +24,7 @@ VALIDATION = PageInfo("views/validation.py", "Validation", ":material/rule:", "v
 EXPLORER = PageInfo("views/explorer.py", "Opening explorer", ":material/account_tree:",
                     "explorer")
 SEARCH = PageInfo("views/search.py", "Position search", ":material/search:", "search")
+PATTERN = PageInfo("views/pattern.py", "Pattern search", ":material/grid_on:", "pattern")
 GAME = PageInfo("views/game.py", "Game viewer", ":material/play_circle:", "game")
 OPENINGS = PageInfo("views/openings.py", "Openings & castles", ":material/castle:", "openings")
 RESULTS = PageInfo("views/results.py", "Results", ":material/bar_chart:", "results")
@@ -31,17 +33,26 @@ PLAYERS = PageInfo("views/players.py", "Players", ":material/groups:", "players"
 #: The sidebar's sections, in order; the first page opens by default.
 SECTIONS = {
     "Database": [OVERVIEW, VALIDATION],
-    "Explore": [EXPLORER, SEARCH, GAME],
+    "Explore": [EXPLORER, SEARCH, PATTERN, GAME],
     "Statistics": [OPENINGS, RESULTS, PLAYERS],
 }
 
 
 def navigation():
-    """``st.navigation`` over the sections (Overview first, the default)."""
-    return st.navigation({
+    """``st.navigation`` over the sections (Overview first, the default); the page chosen is
+    kept in the session (``filters.PAGE``: a switch to another page keeps the filters)."""
+    page = st.navigation({
         section: [st.Page(p.path, title=p.title, icon=p.icon, url_path=p.url,
                           default=p is OVERVIEW) for p in pages]
         for section, pages in SECTIONS.items()})
+    st.session_state[filters.PAGE] = page.url_path
+    return page
+
+
+def with_filters(params: dict) -> dict:
+    """``params`` and the sidebar's filters (``filters.url_params``): every way to another
+    page carries them, so that its lists obey the same filters."""
+    return {**filters.url_params(), **params}
 
 
 def set_url(params: dict) -> None:
@@ -51,8 +62,11 @@ def set_url(params: dict) -> None:
     ``st.query_params`` (and replaces the entry while it answers Back or Forward), so deleting
     one parameter and setting another would leave an entry between them. Nothing happens when
     the URL already says it. (Not for a page whose widgets are bound to the URL: their
-    parameters cannot be set this way.)"""
-    wanted = {name: str(value) for name, value in params.items()}
+    parameters cannot be set this way.) The sidebar's filters stay in the URL, and the
+    page's least number of games (``filters.MIN_GAMES``)."""
+    kept = {name: st.query_params[name] for name in (filters.MIN_GAMES,)
+            if name in st.query_params}
+    wanted = {name: str(value) for name, value in {**kept, **with_filters(params)}.items()}
     if wanted != st.query_params.to_dict():
         st.query_params.from_dict(wanted)
 
@@ -81,7 +95,7 @@ def game_params(game: int, ply: int | None = None) -> dict:
 
 def open_game(game: int, ply: int | None = None) -> None:
     """Go to the game viewer, at ``ply`` (the start when None)."""
-    st.switch_page(GAME.path, query_params=game_params(game, ply))
+    st.switch_page(GAME.path, query_params=with_filters(game_params(game, ply)))
 
 
 def explorer_params(start: str | None = None, moves=()) -> dict:
@@ -100,15 +114,16 @@ def explorer_params(start: str | None = None, moves=()) -> dict:
 def open_explorer(start: str | None = None, moves=()) -> None:
     """Go to the opening explorer at ``moves`` (USI) played from ``start`` (a handicap name or
     an SFEN; the even start when None)."""
-    st.switch_page(EXPLORER.path, query_params=explorer_params(start, moves))
+    st.switch_page(EXPLORER.path, query_params=with_filters(explorer_params(start, moves)))
 
 
 def open_search(sfen: str) -> None:
-    """Go to the position search, listing the games that reached ``sfen``."""
-    st.switch_page(SEARCH.path, query_params={"sfen": sfen})
+    """Go to the position search, listing the games that reached ``sfen`` (and fit the
+    filters)."""
+    st.switch_page(SEARCH.path, query_params=with_filters({"sfen": sfen}))
 
 
 def game_link(game: int, ply: int | None = None, label: str | None = None) -> None:
     """A link to the game viewer."""
     st.page_link(GAME.path, label=label or f"Open game {game}", icon=GAME.icon,
-                 query_params=game_params(game, ply))
+                 query_params=with_filters(game_params(game, ply)))

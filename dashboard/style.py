@@ -6,6 +6,8 @@
   ``SIDE_MIN``, or the whole width);
 - a column holding a table is at least ``TABLE_MIN`` pixels wide, or goes under its
   neighbour;
+- key figures (``st.metric``) are at least ``METRIC_MIN`` pixels wide, their row wrapping onto
+  a second line rather than cutting them, their labels wrapping;
 - the main area uses the window's width (narrower side margins than Streamlit's), so that tables
   beside a board show all their columns at 1400 px; in a window narrower than ``NARROW`` pixels
   the sidebar is ``SIDEBAR_NARROW`` pixels wide (not 300), so that tables keep all their columns
@@ -25,6 +27,9 @@ import streamlit as st
 BOARD_MIN, SIDE_MIN, BOARD_MAX = 350, 440, 460
 #: The least width of any column that holds a table (else it goes under its neighbour).
 TABLE_MIN = 380
+#: The least width of a key figure (``st.metric``) in a row of them: a row too narrow for all
+#: goes on to a second line, so that no figure is cut ("Games 1…").
+METRIC_MIN = 150
 #: Below this window width (pixels) the sidebar is ``SIDEBAR_NARROW`` pixels wide.
 NARROW, SIDEBAR_NARROW = 1000, 220
 
@@ -49,6 +54,18 @@ CSS = f"""
   min-width: min(100%, {TABLE_MIN}px);
 }}
 .kifudb-board svg {{ display: block; }}
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"]) {{
+  flex-wrap: wrap; row-gap: 0.75rem;
+}}
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stMetric"])
+  > [data-testid="stColumn"] {{
+  flex: 1 1 {METRIC_MIN}px; min-width: min(100%, {METRIC_MIN}px);
+}}
+[data-testid="stMetricValue"] {{ font-size: clamp(1.45rem, 2.3vw, 2.1rem); }}
+[data-testid="stMetricLabel"] p, [data-testid="stMetricLabel"] div,
+[data-testid="stMetricDelta"], [data-testid="stMetricDelta"] * {{
+  white-space: normal !important; overflow: visible; text-overflow: clip; height: auto;
+}}
 @media (max-width: {NARROW}px) {{
   [data-testid="stSidebar"] {{
     width: {SIDEBAR_NARROW}px !important; min-width: {SIDEBAR_NARROW}px !important;
@@ -66,7 +83,7 @@ CSS = f"""
   display: flex; align-items: center; gap: 0.5rem; font-size: 0.9rem; min-width: 0; flex: 1;
 }}
 .kifudb-move-stats .n {{
-  width: 3.4em; flex: none; text-align: right; font-variant-numeric: tabular-nums;
+  width: 3.9em; flex: none; text-align: right; font-variant-numeric: tabular-nums;
   white-space: nowrap;
 }}
 .kifudb-move-stats .n.decided {{ width: 4.4em; }}

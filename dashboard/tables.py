@@ -37,3 +37,25 @@ def picked_in(key: str) -> int | None:
 def select_row(row: int, column: str) -> dict:
     """A ``selection_default`` (or session state) that picks ``row`` (on its ``column``)."""
     return {"selection": {"rows": [], "columns": [], "cells": [(row, column)]}}
+
+
+#: How a table writes a share or a score: a percentage with one decimal (``as_percent``
+#: scales the column to 0–100 first).
+PERCENT = "%.1f%%"
+
+
+def percent_column(label: str, bar: bool = True, **kwargs):
+    """A column of shares or scores (0–100 after ``as_percent``) written with one decimal
+    (``52.3%``), as a progress bar (``bar``) or a number."""
+    if bar:
+        return st.column_config.ProgressColumn(label, format=PERCENT, min_value=0.0,
+                                               max_value=100.0, **kwargs)
+    return st.column_config.NumberColumn(label, format=PERCENT, **kwargs)
+
+
+def as_percent(frame, *columns):
+    """``frame`` (polars) with ``columns`` (shares 0…1) as percentages (0…100) for
+    ``percent_column``."""
+    import polars as pl
+
+    return frame.with_columns([pl.col(c) * 100 for c in columns if c in frame.columns])

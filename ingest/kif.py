@@ -779,8 +779,8 @@ def _merge_trailing(games: list) -> list:
                          line=record.first_line, text=game.started_by)
             for key, value in record.headers.items():
                 previous.header(key, value, record.first_line, value)
-            previous.record.capped().add_all(f for f in record.findings if f.code not in (
-                "unknown_handicap", "bad_start_position"))
+            previous.record.capped().add_all([f for f in record.findings if f.code not in (
+                "unknown_handicap", "bad_start_position")])
             continue
         record.index = len(out)
         out.append(game)

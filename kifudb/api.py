@@ -6,24 +6,30 @@ fit: a ``Game``, the ``dict`` of one summary).
     >>> db = kifudb.open(sample_store)      # a store of data/samples (kifudb ingest data/samples)
     >>> db                                  # doctest: +ELLIPSIS
     Database('.../store', games=18)
-    >>> db.explore("7g7f 3c3d").select("usi", "ki2", "games", "black", "white").head(2)
+    >>> db.explore("7g7f 3c3d").select("usi", "ki2", "games", "black_wins", "white_wins").head(2)
     shape: (2, 5)
-    ┌──────┬─────────┬───────┬───────┬───────┐
-    │ usi  ┆ ki2     ┆ games ┆ black ┆ white │
-    │ ---  ┆ ---     ┆ ---   ┆ ---   ┆ ---   │
-    │ str  ┆ str     ┆ i64   ┆ i64   ┆ i64   │
-    ╞══════╪═════════╪═══════╪═══════╪═══════╡
-    │ 2g2f ┆ ▲２六歩 ┆ 4     ┆ 2     ┆ 2     │
-    │ 2h7h ┆ ▲７八飛 ┆ 1     ┆ 0     ┆ 1     │
-    └──────┴─────────┴───────┴───────┴───────┘
+    ┌──────┬─────────┬───────┬────────────┬────────────┐
+    │ usi  ┆ ki2     ┆ games ┆ black_wins ┆ white_wins │
+    │ ---  ┆ ---     ┆ ---   ┆ ---        ┆ ---        │
+    │ str  ┆ str     ┆ i64   ┆ i64        ┆ i64        │
+    ╞══════╪═════════╪═══════╪════════════╪════════════╡
+    │ 2g2f ┆ ▲２六歩 ┆ 4     ┆ 2          ┆ 2          │
+    │ 2h7h ┆ ▲７八飛 ┆ 1     ┆ 0          ┆ 1          │
+    └──────┴─────────┴───────┴────────────┴────────────┘
 
 A position is an SFEN (``startpos`` works), a ``core.Position``, or moves from the start in any
 notation — USI, KIF or KI2, as text or a list — as on the command line (``--sfen``,
-``--moves``; ``start=`` is what the moves start from). Filters are
-``analytics.filters.GameFilter``'s fields as keywords (``player=``, ``date_from=``,
-``date_to=``, ``event=``, ``handicap=``, ``decided=``, ``moves_from=`` …) or a ``filters=``
-``GameFilter``. Bad input raises ``ValueError`` saying what is wrong (``FilterError`` for a
-filter, ``store.sql.SqlError`` for a refused query).
+``--moves``; ``start=`` is what the moves start from). Filters are keywords named as the
+command line's options and the HTTP API's parameters (``analytics.filter_options.OPTIONS``:
+``player=``, ``since=``, ``until=``, ``event=``, ``handicap=``, ``decided=``, ``min_moves=``,
+``max_moves=``, ``min_rating=``, ``result=``, ``reason=``, ``played_by=``, ``label=`` …), or a
+``filters=`` ``GameFilter``; the older ``date_from=``, ``moves_from=``, ``winner=`` …
+still work, with a ``DeprecationWarning``. The answers' columns are the other doors' fields
+(``analytics.explorer``: an explorer move's ``usi``, ``games``, ``black_wins``,
+``white_wins``, ``draws``, ``other``, ``black_score``, ``ci_low``, ``ci_high``,
+``performance``, ``latest_date`` …). Bad input raises ``ValueError`` saying what is wrong
+(``FilterError`` for a filter — an unknown label or handicap names the nearest —,
+``store.sql.SqlError`` for a refused query).
 
 Every question goes through ``analytics`` (and the SQL door through ``store.sql``, the guarded
 read-only SQL of ``kifudb sql``): this module builds no SQL. The analytics answer with lists of
@@ -45,13 +51,16 @@ import polars as pl
 from kifudb.analytics import game_record as _game_record
 from kifudb.analytics import position_input, queries
 from kifudb.analytics import stats as _stats
-from kifudb.analytics.filters import GameFilter
+from kifudb.analytics.explorer import EXPLORER_MOVE, explorer_move
+from kifudb.analytics.filter_options import OPTIONS
+from kifudb.analytics.filters import GameFilter, from_options
 from kifudb.core.position import Position
 from kifudb.store.engine import as_store
 from kifudb.store.folder import Store
 from kifudb.store.sql import DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, run_sql  # duckdb: loaded already
 
-__all__ = ["Database", "Game", "Stats", "open_database", "position_of", "frame", "game_filter"]
+__all__ = ["Database", "Game", "Stats", "PatternAnswer", "open_database", "position_of", "frame",
+           "game_filter"]
 
 #: The dtypes of the columns the answers share (others are inferred from the rows; an empty
 #: answer's unknown columns are text).
@@ -63,16 +72,20 @@ DTYPES = {
     "black_wins": pl.Int64, "white_wins": pl.Int64, "scope_games": pl.Int64,
     "score": pl.Float64, "black_score": pl.Float64, "share": pl.Float64, "ci_low": pl.Float64,
     "ci_high": pl.Float64, "seconds": pl.Float64, "mirrored": pl.Boolean, "primary": pl.Boolean,
-    "date": pl.Date, "latest": pl.Date, "index": pl.Int64, "average_rating": pl.Float64,
+    "date": pl.Date, "latest_date": pl.Date, "index": pl.Int64, "average_rating": pl.Float64,
+    "performance": pl.Float64, "other": pl.Int64,
 }
-_DATES = ("date", "latest", "end_date")
+_DATES = ("date", "latest_date", "end_date")
 
 #: The columns of each table answer, in order (what an empty answer has).
 COLUMNS = {
     "search": ["game", "ply", "black", "white", "date", "event", "winner", "reason", "handicap",
                "path", "next_move", "mirrored"],
-    "explore": ["usi", "kif", "ki2", "games", "black", "white", "draws", "other",
-                "average_rating", "latest"],
+    "pattern": ["game", "ply", "plies", "black", "white", "date", "event", "winner", "reason",
+                "handicap", "path"],
+    "pattern_moves": ["usi", "games", "black_wins", "white_wins", "draws", "other", "decided",
+                      "black_score", "ci_low", "ci_high"],
+    "explore": list(EXPLORER_MOVE),
     "games": ["game", "black", "white", "date", "event", "winner", "reason", "handicap", "moves"],
     "results_by_year": ["year", "games", "black_wins", "white_wins", "draws", "decided",
                         "black_score", "ci_low", "ci_high"],
@@ -98,6 +111,17 @@ COLUMNS = {
     "player_suggestions": ["written", "games", "undated", "candidates", "reason"],
     "player_spellings": ["name", "games", "spellings"],
 }
+class PatternAnswer(NamedTuple):
+    """What ``Database.pattern`` found: the search as ``kifudb pattern`` arguments
+    (``pattern``), how many ``games`` met it, a page of them (``matches``) and the moves played
+    next (``next_moves``)."""
+
+    pattern: str
+    games: int
+    matches: pl.DataFrame
+    next_moves: pl.DataFrame
+
+
 #: The columns of lists of names.
 _NAMES = {"candidates": pl.List(pl.String), "differences": pl.List(pl.String),
           "spellings": pl.List(pl.String)}
@@ -134,28 +158,44 @@ def frame(rows: list, columns: list, dtypes: Optional[dict] = None) -> pl.DataFr
     return table
 
 
-def game_filter(filters: Optional[GameFilter] = None, **fields) -> GameFilter:
-    """The games a question looks at: ``filters``, or a ``GameFilter`` of the keyword fields
-    (both: the fields change ``filters``); ``FilterError`` for a bad value.
+#: The filters' older Python names (``GameFilter``'s fields), kept working with a warning.
+_OLD_NAMES = {o.field: o.name for o in OPTIONS if o.field != o.name}
 
-    >>> game_filter(player="羽生", decided=True)
-    GameFilter(player='羽生', decided=True)
-    >>> game_filter(GameFilter(player="羽生"), date_from="2000-01-01")
-    GameFilter(player='羽生', date_from=datetime.date(2000, 1, 1))
+
+def game_filter(filters: Optional[GameFilter] = None, **given) -> GameFilter:
+    """The games a question looks at: ``filters``, or a ``GameFilter`` of the keyword filters
+    named as the other doors name them (``analytics.filter_options.OPTIONS``; both: the
+    keywords change ``filters``); ``FilterError`` for a bad value, ``TypeError`` for an
+    unknown keyword. The older names (``date_from=`` …) work, with a ``DeprecationWarning``.
+
+    >>> game_filter(player="羽生", decided=True, since="2000-01-01")
+    GameFilter(player='羽生', date_from=datetime.date(2000, 1, 1), decided=True)
+    >>> game_filter(GameFilter(player="羽生"), min_moves=30, played_by="human")
+    GameFilter(player='羽生', moves_from=30, engine=False)
     >>> game_filter(colour="black")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    TypeError: unknown filter 'colour' (the filters: player, date_from, date_to, event, ...)
+    TypeError: unknown filter 'colour' (the filters: player, since, until, event, ...)
     """
-    known = [f.name for f in dataclasses.fields(GameFilter)]
-    for name in fields:
-        if name not in known:
-            raise TypeError(f"unknown filter {name!r} (the filters: {', '.join(known)})")
-    if filters is None:
-        return GameFilter(**fields)
-    if not isinstance(filters, GameFilter):
+    options = {o.name: o for o in OPTIONS}
+    values = {}
+    for name, value in given.items():
+        if name in _OLD_NAMES and name not in options:
+            new = _OLD_NAMES[name]
+            warnings.warn(f"the filter {name}= is now {new}= (the name every door uses)",
+                          DeprecationWarning, stacklevel=3)
+            back = {v: k for k, v in (options[new].values or {}).items()}
+            name, value = new, back.get(value, value)
+        elif name not in options:
+            raise TypeError(f"unknown filter {name!r} (the filters: {', '.join(options)})")
+        values[name] = value
+    if filters is not None and not isinstance(filters, GameFilter):
         raise TypeError(f"filters must be a GameFilter, not {type(filters).__name__}")
-    return filters.replace(**fields) if fields else filters
+    chosen = from_options(values)
+    if filters is None:
+        return chosen
+    unset = {options[name].field: None for name, value in values.items() if value is None}
+    return filters.replace(**unset, **chosen.chosen()) if values else filters
 
 
 def position_of(position, start: Union[str, Position] = "startpos") -> Position:
@@ -239,6 +279,12 @@ class Label(NamedTuple):
     primary: bool
 
 
+#: The columns of a game's ``games`` row a ``Game`` gives in ``details`` (and ``as_dict``).
+DETAILS = ("fingerprint", "end_date", "time_control", "place", "opening", "comments",
+           "first_illegal_ply", "illegal_code", "declared_ending", "black_rating",
+           "white_rating", "black_engine", "white_engine")
+
+
 @dataclasses.dataclass(frozen=True)
 class Game:
     """One stored game, as ``kifudb game ID`` and the dashboard's viewer show it: the headers
@@ -274,14 +320,23 @@ class Game:
     kifu: Optional[object] = dataclasses.field(default=None, compare=False, repr=False)
     #: why the game cannot be written as a record (a move that could not be replayed), or None
     unwritable: Optional[str] = None
+    #: which source gave each field (``{"date": {"path", "index"}, …}``: ``store.writer.
+    #: reconcile`` merges a game's sources field by field), or None for a game stored before
+    provenance: Optional[dict] = dataclasses.field(default=None, compare=False)
+    #: the novelty (``{"ply", "earlier_games"}``, ``analytics.novelty``), or None
+    novelty: Optional[dict] = dataclasses.field(default=None, compare=False)
+    #: the rest of the ``games`` row (``DETAILS``: ``end_date``, ``time_control``, ratings …)
+    details: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def from_record(cls, record: dict, labels: list, kifu=None,
-                    unwritable: Optional[str] = None) -> Game:
+                    unwritable: Optional[str] = None, novelty: Optional[dict] = None) -> Game:
         """A ``Game`` from ``analytics.game_record.game_record``,
-        ``analytics.stats.game_labels`` and ``analytics.export.stored_kifu``."""
+        ``analytics.stats.game_labels``, ``analytics.export.stored_kifu`` and
+        ``analytics.novelty.game_novelty``."""
         info = record["info"]
-        return cls(kifu=kifu, unwritable=unwritable,
+        return cls(kifu=kifu, unwritable=unwritable, provenance=info.get("provenance"),
+            novelty=novelty, details={name: info.get(name) for name in DETAILS},
             id=info["game"], black=info["black"], white=info["white"],
             date=datetime.date.fromisoformat(info["date"]) if info["date"] else None,
             event=info["event"], handicap=info["handicap"], winner=info["winner"],
@@ -373,13 +428,17 @@ class Game:
 
     def as_dict(self) -> dict:
         """The game as plain values (JSON's: the date as ISO text, moves, variations and labels
-        as dicts), as ``GET /game/{id}`` answers it.
+        as dicts, ``details`` among the others), as ``GET /game/{id}`` and ``kifudb game ID
+        --format json`` answer it.
 
-        >>> sorted(db.game(1).as_dict())[:6]
-        ['black', 'date', 'event', 'handicap', 'headers', 'id']
+        >>> shown = db.game(1).as_dict()
+        >>> list(shown)[:4], shown["time_control"], shown["novelty"]
+        (['game', 'black', 'white', 'date'], '6時間', {'ply': 4, 'earlier_games': 2})
         """
         value = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                 if f.name != "kifu"}
+                 if f.name not in ("kifu", "details")}
+        value.update(self.details)
+        value = {"game": value.pop("id"), **value}  # a game's id is "game" in every answer
         value["date"] = self.date.isoformat() if self.date else None
         for name in ("moves", "variations", "labels"):
             value[name] = [row._asdict() for row in getattr(self, name)]
@@ -419,43 +478,54 @@ class Database:
 
     def search(self, position, *, start="startpos", mirror: bool = False,
                limit: Optional[int] = None, offset: int = 0,
-               one_per_game: bool = False) -> pl.DataFrame:
-        """Every game and ply where ``position`` occurred (``kifudb search``), newest games
-        first: ``game``, ``ply``, ``black``, ``white``, ``date``, ``event``, ``winner``,
-        ``reason``, ``handicap``, ``path``, ``next_move`` (USI, null at the end) and
-        ``mirrored``. ``mirror=True`` adds the games that reached its mirror image;
-        ``offset``/``limit`` give a page; ``one_per_game`` keeps a game's first occurrence.
+               one_per_game: bool = False, filters: Optional[GameFilter] = None,
+               **fields) -> pl.DataFrame:
+        """Every game and ply where ``position`` occurred (``kifudb search``) in the games of
+        the filters, newest games first: ``game``, ``ply``, ``black``, ``white``, ``date``,
+        ``event``, ``winner``, ``reason``, ``handicap``, ``path``, ``next_move`` (USI, null at
+        the end) and ``mirrored`` (``analytics.explorer.SEARCH_HIT``). ``mirror=True`` adds the
+        games that reached its mirror image; ``offset``/``limit`` give a page (of the hits the
+        filters keep); ``one_per_game`` keeps a game's first occurrence.
 
         >>> hits = db.search("7g7f 3c3d 2g2f")
         >>> hits.select("game", "ply", "date", "next_move").rows()[:2]
         [(2, 3, datetime.date(2014, 9, 2), '4a3b'), (1, 3, datetime.date(2006, 12, 15), '4c4d')]
         >>> db.search("7g7f 3c3d 2g2f", limit=1, offset=1)["black"].to_list()
         ['羽生善治']
+        >>> db.search("7g7f 3c3d 2g2f", since="2010-01-01")["game"].to_list()
+        [2]
         """
         found = queries.search(self._store, position_of(position, start), mirror=mirror,
-                               limit=limit, offset=offset, one_per_game=one_per_game)
+                               limit=limit, offset=offset, one_per_game=one_per_game,
+                               filters=game_filter(filters, **fields))
         return frame(found, COLUMNS["search"])
 
-    def occurrences(self, position, *, start="startpos", mirror: bool = False) -> dict:
-        """``{"occurrences", "games"}``: how many rows ``search`` gives, without fetching them.
+    def occurrences(self, position, *, start="startpos", mirror: bool = False,
+                    filters: Optional[GameFilter] = None, **fields) -> dict:
+        """``{"occurrences", "games"}``: how many rows ``search`` gives (with the same
+        filters), without fetching them.
 
-        >>> db.occurrences("startpos")
-        {'occurrences': 15, 'games': 15}
+        >>> db.occurrences("startpos"), db.occurrences("startpos", result="draw")
+        ({'occurrences': 15, 'games': 15}, {'occurrences': 1, 'games': 1})
         """
-        return queries.occurrences(self._store, position_of(position, start), mirror=mirror)
+        return queries.occurrences(self._store, position_of(position, start), mirror=mirror,
+                                   filters=game_filter(filters, **fields))
 
     def explore(self, position=None, *, start=None, min_count: int = 1,
                 filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
         """The moves played next in ``position`` (``kifudb explore``; by default the start of
         the ``handicap`` filter's games, else the even start, where ``start`` also defaults
-        to), most played first, in the games of the filters: ``usi``, ``kif``, ``ki2``,
-        ``games``, and the games ``black`` won, ``white`` won, drawn (``draws``) or without a
-        result (``other``), the ``average_rating`` of the players who chose the move (where
-        rated) and the ``latest`` date. Counts are games: a repetition counts once.
+        to), most played first, in the games of the filters, as every door gives them
+        (``analytics.explorer.EXPLORER_MOVE``): ``usi``, ``kif``, ``ki2``, ``games``, and the
+        games Black won (``black_wins``), White won (``white_wins``), drawn (``draws``) or
+        without a result (``other``), ``decided``, Black's score with its 95% interval
+        (``black_score``, ``ci_low``, ``ci_high``), the ``average_rating`` of the players who
+        chose the move and their ``performance`` (where rated) and the ``latest_date``.
+        Counts are games: a repetition counts once.
 
-        >>> db.explore().select("usi", "games", "latest").head(2).rows()
+        >>> db.explore().select("usi", "games", "latest_date").head(2).rows()
         [('7g7f', 12, datetime.date(2026, 7, 20)), ('2g2f', 2, datetime.date(2022, 5, 5))]
-        >>> db.explore(player="羽生", date_from="2000-01-01").select("usi", "games").rows()
+        >>> db.explore(player="羽生", since="2000-01-01").select("usi", "games").rows()
         [('7g7f', 3)]
         >>> db.explore("3c3d", handicap="香落ち").select("ki2", "games").rows()
         [('▲２六歩', 1), ('▲７六歩', 1)]
@@ -465,8 +535,7 @@ class Database:
         rows = queries.explore(self._store, position_of(
             handicap if position is None else position, start or handicap),
             filters=chosen, min_count=min_count)
-        return frame([explorer_move(row) for row in rows], COLUMNS["explore"],
-                     {"black": pl.Int64, "white": pl.Int64})
+        return frame([explorer_move(row) for row in rows], COLUMNS["explore"])
 
     def games(self, *, limit: int = 20, offset: int = 0, filters: Optional[GameFilter] = None,
               **fields) -> pl.DataFrame:
@@ -474,12 +543,38 @@ class Database:
         ``offset``: ``game``, ``black``, ``white``, ``date``, ``event``, ``winner``,
         ``reason``, ``handicap``, ``moves``.
 
-        >>> db.games(limit=2, winner="draw").select("game", "black", "reason").rows()
+        >>> db.games(limit=2, result="draw").select("game", "black", "reason").rows()
         [(7, '妖怪惑星Qhapaq', 'sennichite')]
         """
         rows = _stats.games(self._store, limit=limit, offset=offset,
                             filters=game_filter(filters, **fields))
         return frame(rows, COLUMNS["games"])
+
+    def pattern(self, *conditions, turn: Optional[str] = None, min_ply: Optional[int] = None,
+                max_ply: Optional[int] = None, mirror: bool = False, either_side: bool = False,
+                limit: Optional[int] = None, offset: int = 0,
+                filters: Optional[GameFilter] = None, **fields) -> "PatternAnswer":
+        """The games whose main line reached a position where every condition holds
+        (``kifudb pattern``; the grammar is ``core.pattern``'s), in the games of the filters:
+        a ``PatternAnswer`` with the search as text, the number of ``games``, the ``matches``
+        (a page: ``game``, ``ply`` first held, ``plies`` held, and the game's details, newest
+        first) and the ``next_moves`` played at each game's first matching ply.
+
+        >>> found = db.pattern("▲玉88", "▲金78", "▲銀77", limit=2)
+        >>> found.games, found.matches.select("game", "ply", "plies").rows()
+        (3, [(11, 41, 8), (2, 35, 10)])
+        >>> db.pattern("▲飛2* ・27", max_ply=4).next_moves.select("usi", "games").head(1).rows()
+        [('4a3b', 3)]
+        """
+        from kifudb.analytics.pattern import PatternSearch, find_pattern
+
+        search = PatternSearch.of(list(conditions), turn=turn, min_ply=min_ply, max_ply=max_ply,
+                                  mirror=mirror, either_side=either_side)
+        found = find_pattern(self._store, search, filters=game_filter(filters, **fields),
+                             limit=limit, offset=offset)
+        return PatternAnswer(found["pattern"], found["games"],
+                             frame(found["matches"], COLUMNS["pattern"]),
+                             frame(found["next_moves"], COLUMNS["pattern_moves"]))
 
     def twins(self, min_moves: int = 40) -> pl.DataFrame:
         """The games that are probably one game stored twice (``kifudb twins``: the same
@@ -565,17 +660,10 @@ def stored_game(store, game_id: int) -> Game:
         kifu, unwritable = stored_kifu(store, game_id), None
     except UnwritableGame as error:
         kifu, unwritable = None, str(error)
-    return Game.from_record(record, _stats.game_labels(store, game_id), kifu, unwritable)
+    from kifudb.analytics.novelty import game_novelty
 
-
-def explorer_move(row: dict) -> dict:
-    """An ``analytics.queries.explore`` row as the doors show a move: ``usi``, ``kif``,
-    ``ki2``, ``games``, ``black``, ``white``, ``draws``, ``other``, ``average_rating`` (of
-    the players who chose it, where rated) and ``latest``."""
-    return {"usi": row["move"], "kif": row["kif"], "ki2": row["ki2"], "games": row["count"],
-            "black": row["black_wins"], "white": row["white_wins"], "draws": row["draws"],
-            "other": row["other"], "average_rating": row.get("average_rating"),
-            "latest": row["latest_date"]}
+    return Game.from_record(record, _stats.game_labels(store, game_id), kifu, unwritable,
+                            game_novelty(store, game_id))
 
 
 def _game_id(value) -> int:

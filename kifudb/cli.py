@@ -37,6 +37,7 @@ from kifudb.cli_book import book
 from kifudb.cli_classify import classify
 from kifudb.cli_export import convert, export
 from kifudb.cli_game import game
+from kifudb.cli_pattern import pattern
 from kifudb.cli_players import players
 from kifudb.cli_twins import twins
 from kifudb.cli_serve import serve
@@ -177,6 +178,10 @@ def ingest(paths, store_dir, jobs: int, cluster, compact, progress) -> None:
         with store.writing():
             store.compact()
     click.echo(ingest_summary(report, elapsed, had_games))
+    if report.games_merged:
+        click.echo(f"{plural(report.games_merged, 'game')} stored already took fields from "
+                   f"another source (a date, players, a result …; 'kifudb game ID --format "
+                   f"json' says which source gave what)")
     if report.merged:
         click.echo(f"{plural(len(report.merged), 'merge')} of batches of the same size in "
                    f"{report.merge_seconds:.1f} s (included): the store has "
@@ -343,6 +348,7 @@ def key(sfen: str) -> None:
 
 main.add_command(search)
 main.add_command(explore)
+main.add_command(pattern)
 main.add_command(sql)
 main.add_command(stats)
 main.add_command(relabel)

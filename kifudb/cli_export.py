@@ -84,7 +84,7 @@ class _Tally:
     """What a run wrote, could not write, and left out; said in one summary."""
 
     def __init__(self) -> None:
-        self.written = self.files = self.failed = 0
+        self.written = self.files = self.failed = self.cut = 0
         self.left_out: Counter = Counter()  # what -> games
         self.named: dict = {}  # what -> the header names or ending words left out
 
@@ -114,9 +114,17 @@ class _Tally:
         """A game not written because its file may not be (``analytics.files.OutputRefused``)."""
         self.problem(where, f"{refusal.path}: {refusal.why}")
 
+    def cut_short(self, where: str, why: str) -> None:
+        """A game written up to its illegal move (``ingest.cut_records``)."""
+        self.cut += 1
+        click.echo(f"{printable(where)}: {printable(why)}", err=True)
+
     def summary(self, fmt: str, output, replaced: list = ()) -> None:
         click.echo(f"{plural(self.written, 'game')} written as {fmt.upper()} to "
                    f"{printable(output)} ({plural(self.files, 'file')})"
+                   + (f"; {plural(self.cut, 'game')} up to an illegal move, which ends "
+                      f"{'it' if self.cut == 1 else 'them'} (its text in a comment)"
+                      if self.cut else "")
                    + (f"; {plural(self.failed, 'game')} could not be written" if self.failed
                       else ""))
         if replaced:
@@ -173,28 +181,38 @@ def _bases(arguments) -> list:
 def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool) -> None:
     """Write every game of PATHS (files, folders, globs) in another format: one file per game,
     named after its source file (and its number in the file when it holds several), the
-    folders given mirrored under OUTPUT."""
+    folders given mirrored under OUTPUT. Files of one folder with the same name but for
+    their extension (illegal.kif, illegal.ki2) keep it in theirs: illegal.kif.csa,
+    illegal.ki2.csa. A game whose moves stop at an illegal one is written up to it and ends
+    with the format's illegal-move ending (%ILLEGAL_MOVE, 反則負け), the move as written in a
+    comment."""
+    from kifudb.ingest.cut_records import read_records
     from kifudb.analytics.files import OutputFolder, OutputRefused, fitted_name
     from kifudb.core.writers import EXTENSIONS
-    from kifudb.ingest.kifu import read_kifus
     from kifudb.cli_paths import given_files
 
     given_files(paths)  # a path that names nothing stops here
     tally, names = _Tally(), set()
     out = OutputFolder(output, overwrite=overwrite)
     variations = fmt in ("kif", "ki2", "jkf")
-    for source, base in _bases(paths):
-        read = read_kifus(source, variations=variations)
+    bases = _bases(paths)
+    stems = Counter(_stem_key(source, base) for source, base in bases)
+    for source, base in bases:
+        read = read_records(source, variations=variations)
         for problem in read.problems:
             click.echo(f"{printable(source)}: {printable(problem)}", err=True)
         relative = Path(os.path.relpath(source, base))
         several = len(read.games) > 1
+        # a.kif beside a.ki2: each keeps its extension in its name (a.kif.csa, a.ki2.csa)
+        own = relative.name if stems[_stem_key(source, base)] > 1 else relative.stem
         for game in read.games:
             where = f"{source} game {game.index + 1}" if several else source
             if game.kifu is None:
                 tally.problem(where, game.problem)
                 continue
-            stem = relative.stem + (f"-{game.index + 1}" if several else "")
+            if game.cut is not None:
+                tally.cut_short(where, game.cut)
+            stem = own + (f"-{game.index + 1}" if several else "")
             if relative.parent / (stem + EXTENSIONS[fmt]) in names:
                 # a.kif and a.csa side by side: the second keeps its extension
                 stem = f"{stem}-{relative.suffix.lstrip('.')}"
@@ -223,6 +241,13 @@ def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool) -> No
     tally.summary(fmt, output, out.replaced)
     if tally.failed:
         raise SystemExit(1)
+
+
+def _stem_key(source: str, base: str) -> tuple:
+    """The output folder and stem of a source file (files that share it would share a
+    name)."""
+    relative = Path(os.path.relpath(source, base))
+    return relative.parent, relative.stem.casefold()
 
 
 # ----- export ----------------------------------------------------------------------------------

@@ -47,11 +47,28 @@ def _novelty_line(novelty, moves: list, date) -> str:
             f"{plural(novelty['earlier_games'], 'earlier game')} reached")
 
 
+def _comment(move: dict, sfen_after) -> str:
+    """A move's comment as shown: a shogi-server engine line (``** 24 +8877GI -3122GI``)
+    becomes its PV in KI2 (``analytics.game_record.evaluation_shown``; the score has its own
+    column); other comments as written."""
+    from kifudb.analytics.game_record import evaluation_shown
+
+    comment = move["comment"] or ""
+    evaluation = move["evaluation"]
+    if not evaluation or sfen_after is None or evaluation.get("dialect") != "shogi-server":
+        return comment
+    shown = evaluation_shown(evaluation, sfen_after, move["usi"])
+    lines = [(("PV " + shown["pv"]) if shown["pv"] else "") if line.startswith("**") else line
+             for line in comment.splitlines()]
+    return "\n".join(line for line in lines if line)
+
+
 @click.command()
 @click.argument("game_id", metavar="ID", type=int)
 @click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
-@click.option("--sfens", is_flag=True, help="With --format json: the SFEN after every move.")
+@click.option("--sfens", is_flag=True, hidden=True,
+              help="(The JSON always has the SFEN after every move: kept for older scripts.)")
 @_store_option
 @_guard
 def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
@@ -64,13 +81,13 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
     record = game_record(store, game_id)
     if record is None:
         raise click.ClickException(f"the store has no game {game_id}")
+    if output == "json":  # the game as every door gives it (GET /game/ID, db.game(ID))
+        from kifudb.api import stored_game
+
+        _echo_json(stored_game(store, game_id).as_dict())
+        return
     labels = stats.game_labels(store, game_id)
     novelty = game_novelty(store, game_id)
-    if output == "json":
-        if not sfens:
-            record.pop("sfens")
-        _echo_json({**record, "labels": labels, "novelty": novelty})
-        return
     info = {k: printable(v) if isinstance(v, str) else v  # a record's controls, escaped
             for k, v in record["info"].items()}
     click.echo(f"game {game_id}: ▲{info['black'] or '?'} vs △{info['white'] or '?'} · "
@@ -88,7 +105,9 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
     headers = ["ply", "move", "as written", "time", "comment"]
     novel = novelty["ply"] if novelty else None  # marked in the last column
     rows = [[m["ply"], m["ki2"] or "(not replayed)", m["text"], _clock(m["seconds"]),
-             ("★ novelty " if m["ply"] == novel else "") + (m["comment"] or "")]
+             ("★ novelty " if m["ply"] == novel else "")
+             + _comment(m, record["sfens"][m["ply"]] if m["ply"] < len(record["sfens"])
+                        else None)]
             for m in record["moves"]]
     if any(m["evaluation"] for m in record["moves"]):  # engines' scores beside the moves
         headers.insert(4, "score")

@@ -275,16 +275,21 @@ def player(store_dir: Path, output: str, name: str, against, rating: bool, **kwa
 
 
 @stats.command()
-@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=20, show_default=True,
+              help="At most N games with a novelty (those without one are skipped).")
+@click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Skip the first N of them (a page).")
 @_filter_options
 @_guard
-def novelties(store_dir: Path, output: str, limit: int, **kwargs) -> None:
+def novelties(store_dir: Path, output: str, limit: int, offset: int, **kwargs) -> None:
     """The novelty of the latest dated games: the first ply whose position no earlier game
     reached, and how many earlier games reached the position before it."""
     from kifudb.analytics.novelty import novelties as latest
 
-    data = latest(_open_store(store_dir), limit=limit, filters=game_filter(kwargs))
-    _show(output, data, ["game", "date", "▲ black", "△ white", "ply", "move", "earlier games"],
+    data = latest(_open_store(store_dir), limit=limit, offset=offset,
+                  filters=game_filter(kwargs))
+    _show(output, {"offset": offset, "limit": limit, "novelties": data},
+          ["game", "date", "▲ black", "△ white", "ply", "move", "earlier games"],
           [[r["game"], r["date"], r["black"], r["white"], r["ply"], r["move"],
             r["earlier_games"]] for r in data], right={0, 4, 6})
 

@@ -80,13 +80,26 @@ def game_filter_options(command=None, *, taken: tuple = ()):
     return command
 
 
+class BadValue(click.UsageError):
+    """A value the command cannot use, said in one line (``Error: --label: unknown …``), with
+    exit status 2 as any usage error; without the usage text click puts above its own."""
+
+    def show(self, file=None) -> None:
+        click.echo(f"Error: {self.format_message()}", file=file, err=file is None)
+
+
 def game_filter(options: dict) -> GameFilter:
     """The ``GameFilter`` of the ``game_filter_options``, taken out of ``options`` (a command's
-    keyword arguments); a bad value raises ``analytics.filters.FilterError`` (a ValueError)."""
+    keyword arguments); a bad value (an unknown label or handicap, a date that is none …) is
+    a ``BadValue`` naming the option: one line, exit status 2."""
     from kifudb.analytics.filter_options import OPTIONS
-    from kifudb.analytics.filters import from_options
+    from kifudb.analytics.filters import FilterError, from_options
 
-    return from_options({option.name: options.pop(option.name) for option in OPTIONS})
+    try:
+        return from_options({option.name: options.pop(option.name) for option in OPTIONS})
+    except FilterError as error:
+        flag = next((o.flag for o in OPTIONS if o.name == error.field), error.field)
+        raise BadValue(printable(f"{flag}: {error.problem}")) from None
 
 
 def _position_options(command):
@@ -284,33 +297,41 @@ def _describe(position) -> dict:
 @click.command()
 @_position_options
 @click.option("--mirror", is_flag=True, help="Also find the left-right mirror image.")
+@click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Skip the first N occurrences (a page).")
 @click.option("--limit", type=click.IntRange(min=1),
               help=f"At most N occurrences (text shows {_TEXT_ROWS} by default).")
+@game_filter_options
 @click.option("--format", "output", type=_FORMATS, default="text", show_default=True)
 @_store_option
 @_guard
-def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, store_dir):
-    """Every game and ply where a position occurred, newest games first."""
+def search(sfen, moves, start, diagram, game_id, ply, mirror, offset, limit, output, store_dir,
+           **options):
+    """Every game and ply where a position occurred (in the games of the filters), newest
+    games first."""
     from kifudb.analytics import queries
+    from kifudb.analytics.explorer import search_answer
 
     store = _open_store(store_dir)
+    filters = game_filter(options)
     position = _position(store, sfen, moves, start, diagram, game_id, ply)
     if output == "json":
-        hits = queries.search(store, position, mirror=mirror, limit=limit)
-        _echo_json({**_describe(position), "mirror": mirror, "hits": hits})
+        _echo_json(search_answer(store, position, mirror=mirror, offset=offset, limit=limit,
+                                 filters=filters))
         return
     described = _describe(position)
     click.echo(f"position: {described['sfen']}  (key {described['key']})")
     # counted in the store, so that only the rows shown are fetched (the start position of a
     # large store has tens of thousands of occurrences)
-    total = queries.occurrences(store, position, mirror=mirror)
-    mirrored = total["occurrences"] - (queries.occurrences(store, position)["occurrences"]
-                                       if mirror else total["occurrences"])
+    total = queries.occurrences(store, position, mirror=mirror, filters=filters)
+    mirrored = total["occurrences"] - (queries.occurrences(store, position, filters=filters)
+                                       ["occurrences"] if mirror else total["occurrences"])
     click.echo(f"{plural(total['occurrences'], 'occurrence')} in {plural(total['games'], 'game')}"
                + (f" ({mirrored} of the mirror image)" if mirror else ""))
     if not total["occurrences"]:
         return
-    shown = queries.search(store, position, mirror=mirror, limit=limit or _TEXT_ROWS)
+    shown = queries.search(store, position, mirror=mirror, limit=limit or _TEXT_ROWS,
+                           offset=offset, filters=filters)
     headers = ["date", "game", "ply"] + (["mirror"] if mirror else []) + [
         "black", "white", "result", "next", "event", "path"]
     names = PathNames()  # a path relative to the current folder, its end when it is long
@@ -322,9 +343,9 @@ def search(sfen, moves, start, diagram, game_id, ply, mirror, limit, output, sto
     click.echo(_table(headers, rows, limits={3 + offset: 16, 4 + offset: 16, 5 + offset: 24,
                                              7 + offset: 24},
                       right={1, 2}))
-    if total["occurrences"] > len(shown):
-        click.echo(f"… {total['occurrences'] - len(shown)} more (--limit N, or --format json "
-                   f"for all)")
+    if total["occurrences"] > offset + len(shown):
+        click.echo(f"… {total['occurrences'] - offset - len(shown)} more (--limit N, --offset N, "
+                   f"or --format json for all)")
 
 
 @click.command()
@@ -342,36 +363,36 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, outpu
     """The moves played next in a position (the start of the --handicap, else the even start,
     by default): games, results, latest date. Counts are games (a repetition counts once)."""
     from kifudb.analytics import queries
-    from kifudb.analytics.filters import FilterError
     from kifudb.core.position import STARTING_SFEN
     from kifudb.core.position import Position
 
     store = _open_store(store_dir)
-    try:
-        filters = game_filter(options)
-    except FilterError as error:
-        raise click.BadParameter(error.problem,
-                                 param_hint=f"'--{error.field.replace('_', '-')}'") from None
+    filters = game_filter(options)
     handicap = filters.start_sfen()  # the moves of a handicap game start from its position
     if moves is not None and start == "startpos" and handicap is not None:
         start = handicap
     default = Position.from_sfen(handicap or STARTING_SFEN)
     position = _position(store, sfen, moves, start, diagram, game_id, ply, default=default)
-    found = queries.explore(store, position, filters=filters, min_count=min_count)
     months = None
     if history:
         from kifudb.analytics.position_history import position_history
 
         months = position_history(store, position, filters=filters)
-    if output == "json":
-        _echo_json({**_describe(position), "moves": found,
+    if output == "json":  # the answer of every door (analytics.explorer), as GET /explore's
+        from kifudb.analytics.explorer import explorer_answer
+
+        _echo_json({**explorer_answer(store, position, filters=filters, min_count=min_count),
                     **({"history": months} if history else {})})
         return
+    from kifudb.analytics.explorer import explorer_move
+
+    found = [explorer_move(row) for row in
+             queries.explore(store, position, filters=filters, min_count=min_count)]
     if history:
         _echo_history(months)
     described = _describe(position)
     click.echo(f"position: {described['sfen']}  (key {described['key']})")
-    total = sum(m["count"] for m in found)
+    total = sum(m["games"] for m in found)
     click.echo(f"{plural(len(found), 'move')} played next, {plural(total, 'game')}" if found
                else "no games continue from this position" + (" with these filters"
                                                               if filters else ""))
@@ -379,8 +400,8 @@ def explore(sfen, moves, start, diagram, game_id, ply, min_count, history, outpu
         return
 
     def share(n, m):
-        return f"{100 * n / m['count']:.0f}%"
-    rows = [[m["ki2"] or m["move"], m["move"], m["count"], share(m["black_wins"], m),
+        return f"{100 * n / m['games']:.0f}%"
+    rows = [[m["ki2"] or m["usi"], m["usi"], m["games"], share(m["black_wins"], m),
              share(m["white_wins"], m), share(m["draws"], m), share(m["other"], m),
              m["latest_date"] or "-"] for m in found]
     headers = ["move", "usi", "games", "black", "white", "draw", "no result", "latest"]

@@ -3,9 +3,11 @@ serve`` on uvicorn), read-only, on one store. Its answers are shaped after liche
 explorer where it fits.
 
 - ``GET /explore?sfen=…`` or ``?moves=7g7f,3c3d`` (from ``startpos``, or ``&start=SFEN``): the
-  results of the games in the position (``black``, ``white``, ``draws``, ``other``), the
-  ``moves`` played next, ``top_games`` and ``recent_games``;
-- ``GET /search?sfen=…&mirror=false&offset=0&limit=50``: every occurrence of a position;
+  results of the games in the position (``games``, ``black_wins``, ``white_wins``, ``draws``,
+  ``other``, ``black_score`` …), the ``moves`` played next, ``top_games`` and
+  ``recent_games`` (``analytics.explorer``: the fields of every door);
+- ``GET /search?sfen=…&mirror=false&offset=0&limit=50``: every occurrence of a position (in
+  the games of the filters);
 - ``GET /game/{id}``: one game (headers, moves, variations, labels, evaluations), or with
   ``?format=kif|ki2|csa|jkf|usi`` its record as text (``core.writers``);
 - ``GET /stats/overview``, ``/stats/results``, ``/stats/labels``, ``/stats/winrates``,
@@ -13,17 +15,21 @@ explorer where it fits.
   ``/stats/novelties``: the questions of ``kifudb stats``;
 - ``GET /twins`` (``kifudb twins``) and ``GET /players/suggest`` (``kifudb players
   --suggest``);
-- ``GET /health``; ``GET /openapi.json`` and the interactive documentation at ``/docs``.
+- ``GET /health``; ``GET /openapi.json`` and the interactive documentation at ``/docs`` (and
+  ``/redoc``), whose Swagger UI and ReDoc files the API serves itself (``DOCS_FILES``, from
+  the fastapi-offline package): they work without internet.
 
 The games a question looks at are chosen by the filters ``player``, ``since``, ``until``,
-``event``, ``handicap``, ``decided``, ``min_moves``, ``min_rating``, ``max_rating``,
-``rating_of``, ``result``, ``time_control``, ``played_by``, ``label`` and ``label_side``: the
-command line's options, by the same names (``analytics.filters.OPTIONS``).
+``event``, ``handicap``, ``decided``, ``min_moves``, ``max_moves``, ``min_rating``,
+``max_rating``, ``rating_of``, ``result``, ``reason``, ``time_control``, ``played_by``,
+``label`` and ``label_side``: the command line's options and the Python API's keywords, by the
+same names (``analytics.filters.OPTIONS``). An unknown label or handicap is a 400
+``bad_filter`` that names the nearest ones; a label may be named in English.
 
     >>> from fastapi.testclient import TestClient
     >>> client = TestClient(app(sample_store))
     >>> answer = client.get("/explore", params={"moves": "7g7f,3c3d", "player": "羽生"}).json()
-    >>> answer["black"], answer["white"], [(m["ki2"], m["games"]) for m in answer["moves"]]
+    >>> answer["black_wins"], answer["white_wins"], [(m["ki2"], m["games"]) for m in answer["moves"]]
     (2, 1, [('▲２六歩', 3)])
     >>> client.get("/explore", params={"moves": "7g7f,7g7e"}).json()
     {'error': {'code': 'bad_moves', 'message': 'move 2 (7g7e): illegal: there is no piece on 7g [no_piece]'}}
@@ -70,6 +76,7 @@ from pathlib import Path
 from typing import Literal, Optional
 
 from fastapi import Depends, FastAPI, Path as PathParam, Query, Request
+from fastapi_offline import FastAPIOffline
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -77,19 +84,17 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from kifudb.analytics import position_input
 from kifudb.analytics import stats as _stats
 from kifudb.analytics.filters import OPTIONS, FilterError, FilterOption, GameFilter, from_options
-from kifudb.analytics.position_games import position_games
-from kifudb.analytics.queries import explore as _explore
-from kifudb.analytics.queries import occurrences as _occurrences
-from kifudb.analytics.queries import search as _search
-from kifudb.analytics.results import Results
+from kifudb.analytics.explorer import explorer_answer, search_answer
 from kifudb.core.position import Position
-from kifudb.api import explorer_move, stored_game
+from kifudb.api import stored_game
 from kifudb.output import json_text
 from kifudb.store.folder import Store
 
 __all__ = ["app", "server", "ApiError", "Answers", "Desk", "MAX_LIMIT", "DEFAULT_TIMEOUT",
            "LOOKUPS", "STATISTICS", "CACHED_BYTES", "HEADER_TIMEOUT", "MAX_CONNECTIONS"]
 
+#: Where the files of the interactive documentation (``/docs``, ``/redoc``) are served.
+DOCS_FILES = "/docs-files"
 #: The most rows a page holds (``limit``).
 MAX_LIMIT = 500
 #: The furthest a page starts (``offset``).
@@ -462,10 +467,6 @@ def _position(sfen: Optional[str], moves: Optional[str], start: Optional[str],
         raise ApiError(400, "bad_moves", str(error)) from None
 
 
-def _described(position: Position) -> dict:
-    return {"sfen": position.sfen(), "key": f"{position.key():#018x}"}
-
-
 _SFEN = Query(None, max_length=position_input.MAX_SFEN,
               description="The position as an SFEN ('startpos' works).")
 _MOVES = Query(None, max_length=position_input.MAX_MOVES_TEXT,
@@ -496,9 +497,12 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
         for desk in desks.values():  # the questions still running are given up
             desk.close()
 
-    api = FastAPI(title="kifudb", version="0.1.0", redirect_slashes=False, lifespan=lifespan,
-                  summary="A shogi game-record database: the opening explorer, position search, "
-                          "games and statistics, read-only.")
+    # /docs and /redoc with Swagger UI's and ReDoc's files served by the API itself (the
+    # fastapi-offline package's copies): FastAPI's own pages load them from a CDN, blank offline
+    api = FastAPIOffline(title="kifudb", version="0.1.0", redirect_slashes=False,
+                         lifespan=lifespan, static_url=DOCS_FILES,
+                         summary="A shogi game-record database: the opening explorer, "
+                                 "position search, games and statistics, read-only.")
 
     answers = Answers(cache_bytes)
     api.state.answers, api.state.desks = answers, desks  # what the tests look at
@@ -573,13 +577,15 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
                                              description="Leave out moves of fewer games."),
                       chosen: Filters = Depends(_filters)) -> JsonAnswer:
         """The lichess explorer's answer for a position (by default the start of the
-        ``handicap`` filter's games, else the even start; ``moves`` start there too):
-        ``black``, ``white``, ``draws``,
-        ``other`` (games without a result) over the games that continue from it, the
-        ``moves`` (``usi``, ``kif``, ``ki2``, ``games``, ``black``, ``white``, ``draws``,
-        ``other``, ``average_rating`` of the players who chose it — null where none is rated
-        — and ``latest``), ``top_games`` (the best-rated games, then those of the most-seen
-        players) and ``recent_games``."""
+        ``handicap`` filter's games, else the even start; ``moves`` start there too), in the
+        fields of every door (``analytics.explorer``): ``position``, then ``games``,
+        ``black_wins``, ``white_wins``, ``draws``, ``other`` (games without a result),
+        ``decided``, ``black_score``, ``ci_low``, ``ci_high`` over the games that continue
+        from it, the ``moves`` (``usi``, ``kif``, ``ki2``, ``games``, ``black_wins``,
+        ``white_wins``, ``draws``, ``other``, ``decided``, ``black_score``, ``ci_low``,
+        ``ci_high``, ``average_rating`` of the players who chose it and their
+        ``performance`` — null where none is rated — and ``latest_date``), ``top_games``
+        (the best-rated games, then those of the most-seen players) and ``recent_games``."""
         handicap = chosen.filter.start_sfen()  # its games start from its position
         if handicap is not None and moves is not None and start is None:
             start = handicap
@@ -593,13 +599,37 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
                      mirror: bool = Query(False, description="Also the left-right mirror "
                                                              "image."),
                      offset: int = Query(0, ge=0, le=MAX_OFFSET),
-                     limit: int = Query(50, ge=1, le=MAX_LIMIT)) -> JsonAnswer:
-        """``occurrences`` and ``games`` (how many in all), and a page of ``hits``, newest
-        games first: ``game``, ``ply``, ``black``, ``white``, ``date``, ``event``,
-        ``winner``, ``reason``, ``handicap``, ``next_move`` (USI, null at the end) and
-        ``mirrored``."""
+                     limit: int = Query(50, ge=1, le=MAX_LIMIT),
+                     chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        """``occurrences`` and ``games`` (how many in all, in the games of the filters), and
+        a page of ``hits``, newest games first: ``game``, ``ply``, ``black``, ``white``,
+        ``date``, ``event``, ``winner``, ``reason``, ``handicap``, ``path`` (a file name),
+        ``next_move`` (USI, null at the end) and ``mirrored``."""
         position = _position(sfen, moves, start)
-        return JsonAnswer(await lookup(_searched, position, mirror, offset, limit))
+        return JsonAnswer(await lookup(_searched, position, mirror, offset, limit,
+                                       chosen.filter))
+
+    @api.get("/pattern", summary="The games that reached a position of a pattern")
+    async def pattern(q: str = Query(..., min_length=1, max_length=2000,
+                                     description="The conditions, separated by spaces "
+                                                 "(kifudb pattern's grammar: ▲金58 △飛2* "
+                                                 "・55 !▲銀77 ▲持角 ▲飛=2 …)."),
+                      turn: Optional[Literal["black", "white"]] = None,
+                      min_ply: Optional[int] = Query(None, ge=0, le=2 ** 31 - 1),
+                      max_ply: Optional[int] = Query(None, ge=0, le=2 ** 31 - 1),
+                      mirror: bool = Query(False, description="Also the mirror image."),
+                      either_side: bool = Query(False, description="Also for the other side."),
+                      offset: int = Query(0, ge=0, le=MAX_OFFSET),
+                      limit: int = Query(50, ge=1, le=MAX_LIMIT),
+                      chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        """``kifudb pattern``: ``pattern`` (the search as the command's arguments), ``games``
+        (how many reached it, in the games of the filters), a page of ``matches``, newest
+        first (``game``, ``ply`` where it first held, ``plies`` held, ``black``, ``white``,
+        ``date``, ``event``, ``winner``, ``reason``, ``handicap``, ``path`` — a file name) and
+        ``next_moves`` (``usi`` played at each game's first matching ply, ``games`` and their
+        results). A condition that cannot be read is a 400 that names it."""
+        return JsonAnswer(await statistic(_pattern, q, turn, min_ply, max_ply, mirror,
+                                          either_side, offset, limit, chosen.filter))
 
     @api.get("/game/{game_id}", summary="One game: headers, moves, variations, labels; or "
                                         "its record as KIF, KI2, CSA, JKF or USI")
@@ -716,7 +746,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
         novelty (``kifudb stats novelties``): ``game``, ``date``, ``black``, ``white``,
         ``event``, ``ply`` (the first ply whose position no earlier-dated game reached),
         ``move`` (USI) and ``earlier_games`` (those that reached the position before it); a
-        game of the page without one is left out."""
+        game without one is skipped, so a page is full but at the end."""
         return JsonAnswer(await statistic(_novelties, limit=limit, offset=offset,
                                           filters=chosen.filter))
 
@@ -781,33 +811,29 @@ def _refusal(error: Exception, root) -> ApiError:
 
 def _explorer(store, position: Position, filters: GameFilter, min_count: int, top: int,
               recent: int) -> dict:
-    moves = [explorer_move(row)
-             for row in _explore(store, position, filters=filters, min_count=min_count)]
-    total = Results(*(sum(m[side] for m in moves) for side in ("black", "white", "draws",
-                                                                "other")))
-    listed = {}
-    for name, order, count in (("top_games", "top", top), ("recent_games", "recent", recent)):
-        listed[name] = ([_shown_game(g) for g in position_games(
-            store, position, filters=filters, order=order, limit=count)] if count else [])
-    return {"position": _described(position), "black": total.black, "white": total.white,
-            "draws": total.draws, "other": total.other, "moves": moves, **listed}
+    return explorer_answer(store, position, filters=filters, min_count=min_count,
+                           top_games=top, recent_games=recent)
 
 
-def _shown_game(row: dict) -> dict:
-    return {"id": row["game"], "ply": row["ply"], "next_move": row["next_move"],
-            "black": row["black"], "white": row["white"], "date": row["date"],
-            "event": row["event"], "winner": row["winner"], "reason": row["reason"],
-            "handicap": row["handicap"], "moves": row["moves"],
-            "black_rating": row["black_rating"], "white_rating": row["white_rating"]}
+def _searched(store, position: Position, mirror: bool, offset: int, limit: int,
+              filters: GameFilter) -> dict:
+    found = search_answer(store, position, mirror=mirror, offset=offset, limit=limit,
+                          filters=filters)
+    for hit in found["hits"]:
+        hit["path"] = hit["path"] and Path(hit["path"]).name  # not the server's paths
+    return found
 
 
-def _searched(store, position: Position, mirror: bool, offset: int, limit: int) -> dict:
-    total = _occurrences(store, position, mirror=mirror)
-    hits = _search(store, position, mirror=mirror, limit=limit, offset=offset)
-    for hit in hits:
-        hit.pop("path")  # the server's files are not the client's business
-    return {"position": _described(position), "mirror": mirror, **total, "offset": offset,
-            "limit": limit, "hits": hits}
+def _pattern(store, conditions: str, turn, min_ply, max_ply, mirror: bool, either_side: bool,
+             offset: int, limit: int, filters: GameFilter) -> dict:
+    from kifudb.analytics.pattern import PatternSearch, find_pattern
+
+    search = PatternSearch.of(conditions, turn=turn, min_ply=min_ply, max_ply=max_ply,
+                              mirror=mirror, either_side=either_side)
+    found = find_pattern(store, search, filters=filters, limit=limit, offset=offset)
+    for match in found["matches"]:
+        match["path"] = match["path"] and Path(match["path"]).name  # not the server's paths
+    return found
 
 
 def _game(store, game_id: int, fmt: Optional[str]):
@@ -824,6 +850,9 @@ def _game(store, game_id: int, fmt: Optional[str]):
             return ApiError(422, "unwritable", str(error))
     shown = game.as_dict()
     shown["sources"] = [{**s, "path": Path(s["path"]).name} for s in shown["sources"]]
+    if shown["provenance"]:  # file names, not the server's paths
+        shown["provenance"] = {field: {**given, "path": Path(given["path"]).name}
+                               for field, given in shown["provenance"].items()}
     return shown
 
 

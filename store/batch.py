@@ -26,7 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kifudb.ingest.pipeline import StoredGame
-from kifudb.store.schema import EVALUATION, TABLES
+from kifudb.core.placement import placements
+from kifudb.core.position import Position
+from kifudb.store.schema import EVALUATION, PLACEMENTS, SORTED, TABLES
 
 
 _END = 0xFFFF  # the next move of a game's last position: none (stored as null)
@@ -45,6 +47,8 @@ class Batch:
         self._game_rows: dict = {}
         self._keys, self._games = array("Q"), array("i")
         self._plies, self._sides, self._next_moves = array("i"), array("b"), array("H")
+        #: the placements' columns (``core.placement``), in ``PLACEMENTS``' order
+        self._placements = tuple(array("b" if f.type == pa.int8() else "i") for f in PLACEMENTS)
 
     def _add(self, table: str, **values) -> None:
         for name, column in self.columns[table].items():
@@ -52,8 +56,12 @@ class Batch:
 
     def describe(self, game_id: int, game: StoredGame) -> None:
         """The ``games`` row of ``game_id`` (a later call for the same id replaces it: a richer
-        source re-describes a game already stored)."""
+        source re-describes a game already stored), with its ``provenance``: every field it
+        has comes from this source (``store.writer.reconcile`` merges several)."""
         h = game.headers
+        given = {"path": game.path, "index": game.index}
+        provenance = {name: given for name, value in description(game).items()
+                      if value is not None and name in MERGED}
         self._game_rows[game_id] = dict(
             game=game_id, fingerprint=game.fingerprint, event=h.get("event"),
             date=_date(h.get("start_date")), end_date=_date(h.get("end_date")),
@@ -65,7 +73,20 @@ class Batch:
             winner=game.winner, reason=game.reason, declared_ending=game.declared_ending,
             comments="\n".join(game.comments) or None, black_rating=game.black_rating,
             white_rating=game.white_rating, black_engine=game.black_engine,
-            white_engine=game.white_engine, batch=self.number)
+            white_engine=game.white_engine,
+            provenance=json.dumps(provenance, ensure_ascii=False, sort_keys=True),
+            batch=self.number)
+
+    def redescribe(self, game_id: int, row: dict) -> None:
+        """A new ``games`` row of a game stored already: ``row`` (every column of the
+        ``games`` view; ``store.writer.reconcile`` merged its sources' fields) in this
+        batch."""
+        self._game_rows[game_id] = {**{f.name: row.get(f.name) for f in TABLES["games"]},
+                                    "batch": self.number}
+
+    def described(self) -> int:
+        """The games this batch holds a ``games`` row of."""
+        return len(self._game_rows)
 
     def add_game(self, game_id: int, game: StoredGame) -> None:
         """A new game: its ``games`` row, every move of every line, its positions and labels."""
@@ -97,11 +118,23 @@ class Batch:
         self._next_moves.extend(game.move_codes)
         self._next_moves.append(_END)  # no move after the last position
         self.positions += n
+        self.add_placements(game_id, Position.from_sfen(game.start_sfen), game.move_codes)
+
+    def add_placements(self, game_id: int, start: Position, move_codes: list) -> None:
+        """The placements of the main line that starts at ``start`` and plays ``move_codes``."""
+        rows = placements(start, move_codes)
+        games, *columns = self._placements
+        games.extend([game_id] * len(rows[0]))
+        for column, values in zip(columns, rows):
+            column.extend(values)
 
     def add_source(self, game_id: int, game: StoredGame) -> None:
         """Where ``game`` was read (a game stored once may have several sources)."""
         self._add("sources", game=game_id, path=game.path, index=game.index,
-                  format=game.format, encoding=game.encoding, batch=self.number)
+                  format=game.format, encoding=game.encoding,
+                  description=json.dumps(description(game), ensure_ascii=False,
+                                         sort_keys=True),
+                  batch=self.number)
 
     def add_findings(self, game_id: Optional[int], path: str, index: Optional[int],
                      findings: list) -> None:
@@ -131,7 +164,7 @@ class Batch:
             self._add("games", **values)
         self._game_rows = {}
         out = {name: pa.Table.from_pydict(self.columns[name], schema=schema)
-               for name, schema in TABLES.items() if name != "positions"}
+               for name, schema in TABLES.items() if name not in ("positions", "placements")}
         schema = TABLES["positions"]
         next_moves = pa.array(self._next_moves, type=pa.uint16())
         positions = pa.Table.from_arrays([
@@ -141,9 +174,59 @@ class Batch:
             pc.if_else(pc.equal(next_moves, _END), pa.nulls(len(next_moves), pa.uint16()),
                        next_moves).cast(schema.field("next_move").type),
         ], schema=schema)
-        out["positions"] = positions.take(pc.sort_indices(
-            positions, [("key", "ascending"), ("game", "ascending"), ("ply", "ascending")]))
+        out["positions"] = _sorted(positions, "positions")
+        out["placements"] = _sorted(pa.Table.from_arrays(
+            [pa.array(column, type=f.type) for column, f in zip(self._placements, PLACEMENTS)],
+            schema=PLACEMENTS), "placements")
         return out
+
+
+#: The fields of a ``games`` row that a source may give or lack, merged field by field when a
+#: game has several sources (``store.writer.reconcile``); the result (``winner``, ``reason``,
+#: ``declared_ending``) goes as one.
+MERGED = ("event", "date", "end_date", "black", "white", "handicap", "time_control", "place",
+          "opening", "black_rating", "white_rating", "black_engine", "white_engine", "winner",
+          "reason", "declared_ending")
+#: The fields that say how a game ended, taken together from one source.
+RESULT = ("winner", "reason", "declared_ending")
+#: The header fields whose presence makes one source richer than another (``detail``).
+_DETAIL = ("event", "start_date", "end_date", "black", "white", "time_control", "place",
+           "opening")
+
+
+def description(game: StoredGame) -> dict:
+    """What one source says of its game: the ``MERGED`` fields as the ``games`` row holds them
+    (a date as ISO text; None where this source says nothing: a ``bad_date`` is no date), and
+    ``detail``: how many of the headers it gives, plus one for a result. A result of
+    ``none`` says nothing (an abort, a fragment)::
+
+        >>> from kifudb.ingest.pipeline import read_file
+        >>> said = description(read_file("data/samples/records/habu-fujii-2006.kif").games[0])
+        >>> said["date"], said["black"], said["winner"], said["detail"]
+        ('2006-12-15', '羽生善治', 'black', 8)
+    """
+    h = game.headers
+    decided = game.winner != "none"
+    said = {"event": h.get("event"), "date": h.get("start_date"), "end_date": h.get("end_date"),
+            "black": h.get("black"), "white": h.get("white"), "handicap": h.get("handicap"),
+            "time_control": h.get("time_control"), "place": h.get("place"),
+            "opening": h.get("opening"), "black_rating": game.black_rating,
+            "white_rating": game.white_rating, "black_engine": game.black_engine,
+            "white_engine": game.white_engine, "winner": _plain(game.winner) if decided else None,
+            "reason": _plain(game.reason) if decided else None,
+            "declared_ending": _plain(game.declared_ending) if decided else None}
+    said["detail"] = sum(h.get(f) is not None for f in _DETAIL) + decided
+    return said
+
+
+def _plain(value):
+    """An enumeration's value (``Winner.BLACK``: ``black``), as JSON and the store hold it."""
+    return getattr(value, "value", value)
+
+
+def _sorted(table: pa.Table, name: str) -> pa.Table:
+    """``table`` in the order ``store.schema.SORTED`` gives its rows."""
+    return table.take(pc.sort_indices(table, [(c, "ascending") for c in SORTED[name]]))
 
 
 def _date(text: Optional[str]) -> Optional[datetime.date]:

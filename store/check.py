@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 from kifudb.store import partitions
 from kifudb.store.folder import MARK, Store, digest_problem, sealed_files
 from kifudb.store.manifest import BATCH_NAME, StoreError, new_manifest
-from kifudb.store.schema import ADDED, TABLES
+from kifudb.store.schema import ADDED, OPTIONAL, TABLES
 
 #: the label version of a rebuilt manifest: not the definitions' version, so that the store
 #: says its labels are stale
@@ -119,6 +119,8 @@ def check_batch(folder: Path, read: bool = True) -> list:
              for name in (positions if table == "positions" else [f"{table}.parquet"])]
     for table, schema, name in files:
         path = folder / name
+        if not path.is_file() and table in OPTIONAL and name not in (sealed or {}):
+            continue  # a batch of an older kifudb (``store.schema.OPTIONAL``)
         if not path.is_file():
             damage.append(Damage(folder.name, path.name, "the file is missing"))
             continue

@@ -70,12 +70,12 @@ from kifudb.ingest.read import record_files
 from kifudb.store.batch import Batch
 from kifudb.store.folder import Store, write_positions, write_table
 from kifudb.store.manifest import StoreError
-from kifudb.store.schema import TABLES
+from kifudb.store.schema import SORTED, TABLES
 from kifudb.store.tiers import BASE
 from kifudb.store.writer import BATCH_FILES, IngestReport, file_digest, ingest_state, source_facts
 
 #: the tables a piece holds (``files`` and ``retired`` are the client's: it knows the final ids)
-PIECE_TABLES = ("games", "sources", "moves", "positions", "findings", "labels")
+PIECE_TABLES = ("games", "sources", "moves", "positions", "findings", "labels", "placements")
 
 
 class ClusterError(StoreError):
@@ -582,7 +582,7 @@ def write_batch(pieces: list, folder: str, number: int, client_tables: dict) -> 
             local = np.where(about_file, len(final) - 1, local)
             if name == "games":
                 keep = describe[local]
-            elif name in ("moves", "positions", "labels"):
+            elif name in ("moves", "positions", "labels", "placements"):
                 keep = content[local]
             else:  # sources, findings: every game of the batch's files, and the files' findings
                 keep = np.where(about_file, pc.is_in(table.column("path"), value_set=paths)
@@ -597,8 +597,8 @@ def write_batch(pieces: list, folder: str, number: int, client_tables: dict) -> 
     tables = {name: pa.concat_tables(parts[name]) if parts[name]
               else TABLES[name].empty_table() for name in PIECE_TABLES}
     tables["games"] = tables["games"].sort_by("game")
-    tables["positions"] = tables["positions"].sort_by(
-        [("key", "ascending"), ("game", "ascending"), ("ply", "ascending")])
+    for name in SORTED:
+        tables[name] = tables[name].sort_by([(c, "ascending") for c in SORTED[name]])
     tables.update(client_tables)
     for name in TABLES:
         if name == "positions":

@@ -35,7 +35,8 @@ from kifudb.store.player_names import add_player_names
 from kifudb.store.schema import TABLES
 
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
-           "game_summary", "label_summary", "hits", "engine", "fetch", "as_store"]
+           "placements",
+           "game_summary", "label_summary", "hits", "engine", "fetch", "fetch_each", "as_store"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 
@@ -45,7 +46,7 @@ def _sa_type(arrow_type):
 
     if pa.types.is_list(arrow_type):
         return sa.ARRAY(_sa_type(arrow_type.value_type))
-    return {pa.int16(): sa.SmallInteger, pa.int32(): sa.Integer, pa.int64(): sa.BigInteger,
+    return {pa.int8(): sa.SmallInteger, pa.int16(): sa.SmallInteger, pa.int32(): sa.Integer, pa.int64(): sa.BigInteger,
             pa.uint64(): UBigInteger, pa.float32(): sa.Float, pa.bool_(): sa.Boolean,
             pa.date32(): sa.Date, pa.string(): sa.String}[arrow_type]
 
@@ -53,8 +54,9 @@ def _sa_type(arrow_type):
 metadata = sa.MetaData()
 _TABLES = {name: sa.Table(name, metadata, *(sa.Column(f.name, _sa_type(f.type)) for f in schema))
            for name, schema in TABLES.items()}
-games, sources, moves, positions, findings, files, labels = (
-    _TABLES[n] for n in ("games", "sources", "moves", "positions", "findings", "files", "labels"))
+games, sources, moves, positions, findings, files, labels, placements = (
+    _TABLES[n] for n in ("games", "sources", "moves", "positions", "findings", "files", "labels",
+                         "placements"))
 
 #: What search and explore show of a game, one row per game of the ``games`` view: an
 #: in-memory table of the engine's database, built when the engine is (see ``engine``).
@@ -65,6 +67,8 @@ game_summary = sa.Table("game_summary", metadata, sa.Column("game", sa.Integer),
                                         "white_rating", "time_control", "black_engine",
                                         "white_engine")),
                         sa.Column("path", sa.String),
+                        # White moves first (a handicap game): who is to move at each ply
+                        sa.Column("white_first", sa.Boolean),
                         # the players' canonical names (``store.player_names``)
                         sa.Column("black_player", sa.String), sa.Column("white_player", sa.String))
 
@@ -81,7 +85,10 @@ def _summary_statement(dialect) -> str:
                   .scalar_subquery())
     select = (sa.select(*(games.c[c.name] for c in game_summary.c if c.name in games.c
                           and c.name != "path"),
-                        first_path.label("path"))
+                        first_path.label("path"),
+                        (sa.func.split_part(games.c.start_sfen, sa.literal_column("' '"),
+                                            sa.literal_column("2")) == sa.literal_column("'w'"))
+                        .label("white_first"))
               .order_by(games.c.game))
     compiled = select.compile(dialect=dialect)
     assert not compiled.params, "the summary takes no values"
@@ -223,7 +230,17 @@ def fetch(store, statement, parameters=None, labels: bool = False, keys: dict = 
     mirrored}``: one that reads ``hits``, the positions rows of these keys); once more on a
     fresh engine if the store changed under it (a compaction deletes the batch files that the
     old views read)."""
+    return fetch_each(store, [statement], parameters, labels=labels, keys=keys)[0]
+
+
+def fetch_each(store, statements: list, parameters=None, labels: bool = False,
+               keys: dict = None) -> list:
+    """The rows of each of ``statements``, run in order on one connection (as ``fetch`` runs
+    one), so that a ``CREATE TEMPORARY TABLE … AS`` (``select.into(name, temporary=True)``,
+    whose answer is ``[]``) is read by the statements after it and dropped at the end: a result
+    that several questions share is made once."""
     store = as_store(store)
+    made = [s.table for s in statements if isinstance(s, sa.schema.CreateTableAs)]
     for attempt in (0, 1):
         handle = _handle(store)
         try:
@@ -234,10 +251,18 @@ def fetch(store, statement, parameters=None, labels: bool = False, keys: dict = 
                 if keys is not None:
                     _register_hits(cursor, keys, handle)
                 try:
-                    result = connection.execute(statement, parameters or {})
-                    names = list(result.keys())
-                    return [dict(zip(names, row)) for row in result.fetchall()]
+                    answers = []
+                    for statement in statements:
+                        result = connection.execute(statement, parameters or {})
+                        if not result.returns_rows:
+                            answers.append([])
+                            continue
+                        names = list(result.keys())
+                        answers.append([dict(zip(names, row)) for row in result.fetchall()])
+                    return answers
                 finally:
+                    for table in made:
+                        connection.execute(sa.schema.DropTable(table, if_exists=True))
                     if keys is not None:  # registered: _register_hits raises before it does
                         cursor.unregister(hits.name)
         except (sa.exc.DBAPIError, duckdb.Error):

@@ -58,11 +58,11 @@ import pyarrow.parquet as pq
 
 from kifudb.store import DEFAULT_STORE
 from kifudb.store import diagnose
-from kifudb.store.manifest import (BATCH_NAME, FORMAT, StoreDamaged, StoreError, check_manifest,
-                            new_manifest)
+from kifudb.store.manifest import (BATCH_NAME, FORMAT, PLACEMENTS_FORMAT, StoreDamaged,
+                                   StoreError, check_manifest, new_manifest)
 from kifudb.store import partitions
 from kifudb.store.partitions import PARTITION_ROWS
-from kifudb.store.schema import ADDED, TABLES
+from kifudb.store.schema import ADDED, OPTIONAL, SORTED, TABLES
 from kifudb.store.tiers import BASE, merges
 
 __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", "write_table",
@@ -142,7 +142,10 @@ class Store:
         if table == "positions":
             return [str(self.batch_dir(b) / name) for b in manifest["batches"]
                     for name in self.positions_files(b)]
-        return [str(self.batch_dir(b) / f"{table}.parquet") for b in manifest["batches"]]
+        files = [str(self.batch_dir(b) / f"{table}.parquet") for b in manifest["batches"]]
+        if table in OPTIONAL:  # an older batch has none (a sealed one that lost it: verify_batch)
+            files = [f for f in files if os.path.isfile(f)]
+        return files
 
     def positions_files(self, batch: str) -> list:
         """The names of the positions files of ``batch`` (one per key range,
@@ -226,6 +229,7 @@ class Store:
             "CREATE OR REPLACE VIEW moves AS SELECT * FROM moves_all WHERE game IN "
             "(SELECT game FROM sources)",
             "CREATE OR REPLACE VIEW positions AS SELECT * FROM positions_all",
+            "CREATE OR REPLACE VIEW placements AS SELECT * FROM placements_all",
             # labels count from the last relabelling on, for the games the store shows
             f"CREATE OR REPLACE VIEW labels AS SELECT * FROM labels_all WHERE batch >= "
             f"{int(self.labels_state(manifest)['from_batch'])} "
@@ -253,6 +257,10 @@ class Store:
                 self.notes.append(f"store format {manifest['format']} migrated to "
                                   f"format {FORMAT}")
                 self.compact()
+                if manifest["format"] < PLACEMENTS_FORMAT:
+                    from kifudb.store.relabel import fill_placements  # it writes through a Store
+
+                    fill_placements(self)
             yield self
 
     @contextlib.contextmanager
@@ -446,9 +454,11 @@ class Store:
         manifest = self.manifest()
         number = self.next_batch(manifest)
         chosen = {**manifest, "batches": list(names)}
-        queries = {table: f"SELECT * FROM read_parquet([{', '.join(map(sql_string, files))}])"
+        queries = {table: (f"SELECT * FROM read_parquet([{', '.join(map(sql_string, files))}])"
+                           if files else f"SELECT * FROM {table}_all WHERE false")
                    for table, files in ((t, self.table_files(t, chosen)) for t in TABLES)}
         queries["positions"] += " WHERE {keys} ORDER BY key, game, ply"
+        queries["placements"] += f" ORDER BY {', '.join(SORTED['placements'])}"
         rows = sum(self.batch_positions(b) for b in names)
         name = self._rewrite(manifest, names, number, queries, rows, "merging into")
         kept = [b for b in manifest["batches"] if b not in names]
@@ -598,7 +608,7 @@ def _compaction_queries(number: int) -> dict:
     """The query that writes each table of a compacted batch, cast to the current schema."""
     sources = {"games": "games", "sources": "sources", "moves": "moves",
                "positions": "positions", "findings": "findings", "files": "files",
-               "retired": "retired_all", "labels": "labels"}
+               "retired": "retired_all", "labels": "labels", "placements": "placements"}
     queries = {}
     for table, schema in TABLES.items():
         columns = ", ".join(
@@ -607,6 +617,8 @@ def _compaction_queries(number: int) -> dict:
         queries[table] = f"SELECT {columns} FROM {sources[table]}"
     queries["positions"] += (" WHERE {keys} AND game IN (SELECT game FROM games) "
                              "ORDER BY key, game, ply")
+    queries["placements"] += (f" WHERE game IN (SELECT game FROM games) "
+                              f"ORDER BY {', '.join(SORTED['placements'])}")
     queries["retired"] += " WHERE false"
     return queries
 
@@ -784,6 +796,6 @@ def _fsync_dir(path: Path) -> None:
 def _duckdb_type(arrow_type) -> str:
     if pa.types.is_list(arrow_type):
         return _duckdb_type(arrow_type.value_type) + "[]"
-    return {pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT",
+    return {pa.int8(): "TINYINT", pa.int16(): "SMALLINT", pa.int32(): "INTEGER", pa.int64(): "BIGINT",
             pa.uint64(): "UBIGINT", pa.float32(): "FLOAT", pa.bool_(): "BOOLEAN",
             pa.date32(): "DATE", pa.string(): "VARCHAR"}[arrow_type]

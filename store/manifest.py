@@ -3,7 +3,7 @@ every read, so that a damaged or foreign manifest gives a clear message instead 
 
     >>> manifest = new_manifest()
     >>> sorted(manifest), manifest["format"], manifest["batches"]
-    (['batches', 'format', 'labels', 'next_game', 'store_id', 'superseded'], 5, [])
+    (['batches', 'format', 'labels', 'next_game', 'store_id', 'superseded'], 6, [])
     >>> check_manifest({"format": 5, "next_game": "1", "batches": []}, "m.json")
     Traceback (most recent call last):
     ...
@@ -19,9 +19,12 @@ import uuid
 #: a store id, superseded batches kept for a grace period; 5: moves' evaluations, games'
 #: ratings and engines (``store.schema.ADDED``: an older store shows them as nulls until a
 #: writer migrates it, and its games have none until they are ingested again)
-FORMAT = 5
+#: 6: the placements table (pattern search; a writer migrating an older store fills it)
+FORMAT = 6
 #: formats this kifudb reads; a writer migrates an older one first (``Store.writing``)
-READABLE = (3, 4, 5)
+READABLE = (3, 4, 5, 6)
+#: the first format whose stores have placements for all their games
+PLACEMENTS_FORMAT = 6
 BATCH_NAME = re.compile(r"b\d{6}")
 
 

@@ -54,13 +54,7 @@ def relabel(store, progress: bool = False) -> RelabelReport:
 
             from tqdm import tqdm
             bar = tqdm(total=len(ids), unit="game", file=sys.stderr, desc="relabel")
-        for first in range(0, len(ids), _CHUNK):
-            chunk = ids[first:first + _CHUNK]
-            lines = connection.execute(
-                "SELECT g.game, g.start_sfen, list(m.usi ORDER BY m.ply) FILTER "
-                "(WHERE m.usi IS NOT NULL) FROM games g LEFT JOIN moves m "
-                "ON m.game = g.game AND m.line = 0 WHERE g.game BETWEEN ? AND ? "
-                "GROUP BY g.game, g.start_sfen ORDER BY g.game", [chunk[0], chunk[-1]]).fetchall()
+        for chunk, lines in _main_lines(connection, ids):
             for game, start_sfen, usi_moves in lines:
                 if not start_sfen:
                     continue
@@ -77,3 +71,44 @@ def relabel(store, progress: bool = False) -> RelabelReport:
         name = store.commit({"labels": table}, manifest["next_game"],
                             {"version": version, "from_batch": number})
     return RelabelReport(len(ids), table.num_rows, name, version)
+
+
+def _main_lines(connection, ids: list):
+    """``(chunk, [(game, start_sfen, [usi, …]), …])`` for the games ``ids`` (sorted), a few
+    thousand at a time: each game's main line as far as it was replayed."""
+    for first in range(0, len(ids), _CHUNK):
+        chunk = ids[first:first + _CHUNK]
+        yield chunk, connection.execute(
+            "SELECT g.game, g.start_sfen, list(m.usi ORDER BY m.ply) FILTER "
+            "(WHERE m.usi IS NOT NULL) FROM games g LEFT JOIN moves m "
+            "ON m.game = g.game AND m.line = 0 WHERE g.game BETWEEN ? AND ? "
+            "GROUP BY g.game, g.start_sfen ORDER BY g.game", [chunk[0], chunk[-1]]).fetchall()
+
+
+def fill_placements(store: Store) -> int:
+    """Commit a batch of the placements (``core.placement``) of every game that has none: the
+    games of a store written before pattern search (its migration, under ``writing()``, runs
+    this); the number of games placed."""
+    from kifudb.core.move import Move, move_code
+    from kifudb.core.position import Position, SfenError
+    from kifudb.store.batch import Batch
+
+    manifest = store.manifest()
+    connection = store.connect(manifest)
+    ids = [row[0] for row in connection.execute(
+        "SELECT game FROM games WHERE game NOT IN (SELECT game FROM placements) "
+        "ORDER BY game").fetchall()]
+    batch = Batch(store.next_batch(manifest))
+    placed = 0
+    for _, lines in _main_lines(connection, ids):
+        for game, start_sfen, usi_moves in lines:
+            try:
+                start = Position.from_sfen(start_sfen)
+            except SfenError:
+                continue  # a start the replay could not read: no positions, no placements
+            batch.add_placements(game, start, [move_code(Move.from_usi(u)) for u in usi_moves or []])
+            placed += 1
+    connection.close()
+    if placed:
+        store.commit({"placements": batch.tables()["placements"]}, manifest["next_game"])
+    return placed

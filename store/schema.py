@@ -8,12 +8,17 @@ tables:
   headers as JSON), ``start_sfen``, ``moves``, ``valid``, ``first_illegal_ply``, ``illegal_code``,
   ``winner``, ``reason``, ``declared_ending``, ``comments`` (the record's comments that belong to
   no move, one a line), ``black_rating``/``white_rating`` (shogi-server's rate lines),
-  ``black_engine``/``white_engine`` (``ingest.evaluation.engines``), ``batch``. When a game
-  already stored is read
-  again from a source that says more about it (players, date, result …), a later batch holds a
-  new row for it; the ``games`` view shows the latest.
+  ``black_engine``/``white_engine`` (``ingest.evaluation.engines``), ``provenance`` (JSON:
+  which source gave each field, ``{"date": {"path", "index"}, …}``), ``batch``. When a game
+  already stored is read again from another source, its fields are merged
+  (``store.writer.reconcile``: each field from the source that has it; where several have
+  one, from the one that says most, then the first by path and index — whatever the order the
+  files were read in), and a later batch holds a new row for it; the ``games`` view shows the
+  latest.
 * ``sources``: where each game was read: ``game``, ``path``, ``index`` (in the file),
-  ``format``, ``encoding``, ``batch`` (the batch that read it).
+  ``format``, ``encoding``, ``description`` (JSON: what this source alone says of the game —
+  its normalized headers, result, ratings and engines, and ``detail``, how much it says —,
+  what ``reconcile`` merges), ``batch`` (the batch that read it).
 * ``moves``: every move of every line: ``game``, ``line`` (0 = main line, else the variation's
   number), ``parent`` (for a variation, the line it branches from: 0 for the main line; null on
   the main line), ``ply``, ``usi`` (null from the first move of the line that could not be
@@ -29,6 +34,12 @@ tables:
   ``batch``.
 * ``retired``: ``path``, ``batch``: a file read again because it changed; its sources, findings
   and files rows from earlier batches no longer count.
+* ``placements``: where every piece of every main line stood, and from which ply to which
+  (``core.placement``), what pattern search reads (``analytics.pattern``): ``game``, ``place``
+  (a square 0..80, 81 a side's hand, 82 its material), ``piece`` (the board code ``type + 16 *
+  colour``), ``count``, ``from_ply``, ``to_ply`` (not included); sorted by place, piece, game
+  and ply, so a condition on one square reads the row groups of that square. A batch written
+  before placements existed has none (``Store.table_files``); ``kifudb relabel`` adds them.
 * ``labels``: the castles (囲い) and openings (戦型) each side of a game reached
   (``labels.classify``): ``game``, ``side`` (black/white), ``kind`` (castle/opening),
   ``label``, ``ply`` (when first reached), ``primary`` (the side's most specific castle or
@@ -63,7 +74,8 @@ EVALUATION = [
 ]
 #: the columns each store format added (a view over older batches gives them as nulls)
 ADDED = {5: {"games": ("black_rating", "white_rating", "black_engine", "white_engine"),
-             "moves": tuple(name for name, _ in EVALUATION)}}
+             "moves": tuple(name for name, _ in EVALUATION)},
+         6: {"games": ("provenance",), "sources": ("description",)}}
 
 GAMES = pa.schema([
     ("game", pa.int32()), ("fingerprint", pa.string()), ("event", pa.string()),
@@ -75,11 +87,13 @@ GAMES = pa.schema([
     ("reason", pa.string()), ("declared_ending", pa.string()), ("comments", pa.string()),
     ("black_rating", pa.float32()), ("white_rating", pa.float32()),
     ("black_engine", pa.string()), ("white_engine", pa.string()),
+    ("provenance", pa.string()),
     ("batch", pa.int32()),
 ])
 SOURCES = pa.schema([
     ("game", pa.int32()), ("path", pa.string()), ("index", pa.int32()),
-    ("format", pa.string()), ("encoding", pa.string()), ("batch", pa.int32()),
+    ("format", pa.string()), ("encoding", pa.string()), ("description", pa.string()),
+    ("batch", pa.int32()),
 ])
 MOVES = pa.schema([
     ("game", pa.int32()), ("line", pa.int32()), ("parent", pa.int32()), ("ply", pa.int32()),
@@ -106,5 +120,16 @@ LABELS = pa.schema([
     ("ply", pa.int32()), ("primary", pa.bool_()), ("batch", pa.int32()),
 ])
 
+PLACEMENTS = pa.schema([
+    ("game", pa.int32()), ("place", pa.int8()), ("piece", pa.int8()), ("count", pa.int8()),
+    ("from_ply", pa.int32()), ("to_ply", pa.int32()),
+])
+
 TABLES = {"games": GAMES, "sources": SOURCES, "moves": MOVES, "positions": POSITIONS,
-          "findings": FINDINGS, "files": FILES, "retired": RETIRED, "labels": LABELS}
+          "findings": FINDINGS, "files": FILES, "retired": RETIRED, "labels": LABELS,
+          "placements": PLACEMENTS}
+#: the order of the rows of the tables kept sorted (a key or a square's rows read together)
+SORTED = {"positions": ("key", "game", "ply"),
+          "placements": ("place", "piece", "game", "from_ply")}
+#: tables a batch of an older kifudb may lack (its games then have none of their rows)
+OPTIONAL = ("placements",)

@@ -21,8 +21,10 @@ their moves (``Catalogue``). A merge that fails (a full disk) leaves the batches
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import heapq
+import json
 import itertools
 import os
 import re
@@ -57,6 +59,8 @@ class IngestReport:
     games_known: int = 0
     positions_added: int = 0
     findings: int = 0
+    #: games stored already whose fields a new source completed (``reconcile``)
+    games_merged: int = 0
     batches: list = field(default_factory=list)
     #: the batches the ingest's merges made afterwards (``Store.tidy``), and their seconds
     merged: list = field(default_factory=list)
@@ -70,14 +74,14 @@ class IngestReport:
         if a merge fails (the batches committed stay)."""
         started = time.perf_counter()
         try:
-            self.merged = store.tidy(base)
+            self.merged = self.merged + store.tidy(base)  # a second merge adds to the first
         except Exception as error:
             said = diagnose(error, store.root, check=False)
             if said is not None and said.startswith("store damaged"):
                 raise  # a damaged batch stops the merge: the damage is what to say
             raise MergeFailed(self, said or f"{type(error).__name__}: {error}") from error
         finally:
-            self.merge_seconds = time.perf_counter() - started
+            self.merge_seconds += time.perf_counter() - started
 
     def count_game(self, added: bool, positions: int) -> None:
         """One game read: new (with its positions) or stored already."""
@@ -146,9 +150,15 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
     if cluster is not None:
         from kifudb.store.cluster import ingest_on_cluster  # loads Dask: only a cluster ingest needs it
 
-        return ingest_on_cluster(paths, store, cluster, progress, batch_positions)
+        first = store.next_batch() if store.manifest_path.exists() else 0
+        report = ingest_on_cluster(paths, store, cluster, progress, batch_positions)
+        with store.writing():
+            if reconcile(store, first, report):
+                report.merge(store, batch_positions)
+        return report
     report = IngestReport()
     with store.writing():
+        first = store.next_batch()
         known, catalogue, labels = ingest_state(store, report)
         todo = []
         for path in record_files(paths, skip=[store.root]):  # never the store's own files
@@ -189,7 +199,83 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
         if not batch.empty():
             report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
         report.merge(store, batch_positions)
+        if reconcile(store, first, report):  # after the merge, as on a cluster: the same store
+            report.merge(store, batch_positions)
     return report
+
+
+def reconcile(store: Store, first_batch: int, report: IngestReport = None) -> int:
+    """Merge the descriptions of the games that have several sources, one of them read from
+    batch ``first_batch`` on (this ingest's): each field of a ``games`` row (``store.batch.
+    MERGED``) from a source that has it — a date over a source whose date was no date
+    (``bad_date``), a result over a source without one (the result's fields go together) —
+    and, where several have one, from the source that says most (``detail``), then the first
+    by path and index, so that the merge does not depend on the order the files were read in.
+    ``provenance`` says which source gave each field. The games whose values change get a new
+    row in one more batch (committed, and named in ``report.batches``); returns how many. (A
+    row whose values the merge would not change stays: its provenance names a source of each
+    value, the one that described it first.)
+    Sources stored before sources kept their description (``sources.description`` null) are
+    left as their game's row says. Call under ``store.writing()``."""
+    from kifudb.store.batch import MERGED, RESULT
+
+    if report is not None and not report.games_known:
+        return 0  # no game of this ingest was stored already: nothing to merge
+    connection = store.connect()
+    try:
+        games = [g for (g,) in connection.execute(
+            "SELECT game FROM sources GROUP BY game HAVING count(*) > 1 AND max(batch) >= ? "
+            "AND count(description) = count(*)", [first_batch]).fetchall()]
+        if not games:
+            return 0
+        cursor = connection.execute("SELECT * FROM games WHERE list_contains(?, game)", [games])
+        names = [d[0] for d in cursor.description]
+        rows = {row[0]: dict(zip(names, row)) for row in cursor.fetchall()}
+        said: dict = {}
+        for game, path, index, text in connection.execute(
+                'SELECT game, path, "index", description FROM sources '
+                'WHERE list_contains(?, game)', [games]).fetchall():
+            said.setdefault(game, []).append((json.loads(text), path, index))
+    finally:
+        connection.close()
+    batch = store.batch()
+    for game, row in sorted(rows.items()):
+        ordered = sorted(said.get(game, []), key=lambda s: (-s[0]["detail"], s[1], s[2]))
+        merged, provenance = {}, {}
+        decided = next((s for s in ordered if s[0]["winner"] is not None), None)
+        for name in MERGED:
+            if name in RESULT:
+                if decided is None:  # no source has a result: the row's (an abort …) stays
+                    continue
+                source = decided
+            else:
+                source = next((s for s in ordered if s[0][name] is not None), None)
+            merged[name] = None if source is None else source[0][name]
+            if source is not None:
+                provenance[name] = {"path": source[1], "index": source[2]}
+        if merged.get("date") is not None:
+            merged["date"] = datetime.date.fromisoformat(merged["date"])
+        if merged.get("end_date") is not None:
+            merged["end_date"] = datetime.date.fromisoformat(merged["end_date"])
+        if all(_equal(row[n], v) for n, v in merged.items()):
+            continue  # the row has every value already (its provenance names a source of each)
+        shown = json.dumps(provenance, ensure_ascii=False, sort_keys=True)
+        batch.redescribe(game, {**row, **merged, "provenance": shown})
+    changed = batch.described()
+    if not changed:
+        return 0
+    name = store.commit(batch.tables(), store.manifest()["next_game"])
+    if report is not None:
+        report.batches.append(name)
+        report.games_merged += changed
+    return changed
+
+
+def _equal(stored, merged) -> bool:
+    """A stored value and a merged one are the same (a rating is stored as a 32-bit float)."""
+    if isinstance(stored, float) and isinstance(merged, (int, float)):
+        return abs(stored - merged) < 1e-3
+    return stored == merged
 
 
 def ingest_state(store: Store, report: IngestReport) -> tuple:

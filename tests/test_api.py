@@ -57,11 +57,11 @@ def test_explore_is_the_analytics_answer_as_a_frame(db):
     table = db.explore()
     rows = queries.explore(db.store, Position())
     assert table.columns == COLUMNS["explore"]
-    assert table.schema["games"] == pl.Int64 and table.schema["black"] == pl.Int64
-    assert table.schema["latest"] == pl.Date
+    assert table.schema["games"] == pl.Int64 and table.schema["black_wins"] == pl.Int64
+    assert table.schema["latest_date"] == pl.Date
     assert table["usi"].to_list() == [r["move"] for r in rows]
     assert table["games"].to_list() == [r["count"] for r in rows]
-    assert table["black"].to_list() == [r["black_wins"] for r in rows]
+    assert table["black_wins"].to_list() == [r["black_wins"] for r in rows]
     assert table["games"].sum() > 100
 
 
@@ -95,12 +95,12 @@ def test_bad_positions_say_what_is_wrong(db):
 
 
 def test_filters_as_keywords_or_a_game_filter(db):
-    by_keywords = db.explore(player="羽生", date_from="2000-01-01")
+    by_keywords = db.explore(player="羽生", since="2000-01-01")
     by_filter = db.explore(filters=GameFilter(player="羽生", date_from="2000-01-01"))
     assert by_keywords.equals(by_filter)
     assert 0 < by_keywords["games"].sum() < db.explore()["games"].sum()
-    with pytest.raises(FilterError, match="date_from: not a date"):
-        db.explore(date_from="yesterday")
+    with pytest.raises(FilterError, match="since: not a date"):
+        db.explore(since="yesterday")
     with pytest.raises(TypeError, match="unknown filter 'colour'"):
         db.games(colour="black")
 
@@ -141,7 +141,7 @@ def test_a_game_with_variations_and_labels(db):
     with pytest.raises(dataclasses.FrozenInstanceError):
         game.black = "someone"
     shown = game.as_dict()
-    assert shown["id"] == branched and len(shown["variations"]) == len(game.variations)
+    assert shown["game"] == branched and len(shown["variations"]) == len(game.variations)
 
 
 def test_every_game_is_a_game(db):

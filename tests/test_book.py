@@ -106,3 +106,21 @@ def test_the_book_command(dashboard_store, tmp_path):
     bad = CliRunner().invoke(main, ["book", "--store", str(dashboard_store), "--output",
                                     str(output), "--from", "someday"])
     assert bad.exit_code != 0 and "not a date" in bad.output
+
+
+def test_the_book_stops_at_the_default_ply_unless_told(dashboard_store, tmp_path):
+    """Issue 29: ``kifudb book`` held every position to the end of every game; by default it
+    holds each game's first ``DEFAULT_MAX_PLY`` moves (``--max-ply 0``: every move)."""
+    from kifudb.cli_book import DEFAULT_MAX_PLY
+
+    runner = CliRunner()
+    default, every = tmp_path / "default.db", tmp_path / "every.db"
+    assert runner.invoke(main, ["book", "--store", str(dashboard_store), "--output",
+                                str(default)]).exit_code == 0
+    assert runner.invoke(main, ["book", "--store", str(dashboard_store), "--output",
+                                str(every), "--max-ply", "0"]).exit_code == 0
+    plies = [int(line.split()[-1]) for line in default.read_text().splitlines()
+             if line.startswith("sfen ")]
+    assert max(plies) <= DEFAULT_MAX_PLY  # the move number of each position
+    assert len(book_entries(dashboard_store, max_ply=DEFAULT_MAX_PLY)) == len(plies)
+    assert every.stat().st_size > 3 * default.stat().st_size

@@ -217,11 +217,11 @@ def test_explore_says_what_no_result_counts_and_filters_decided_and_long_games(s
                              "--format", "json").output)
     assert sum(m["other"] for m in every["moves"]) > 0
     assert sum(m["other"] for m in decided["moves"]) == 0
-    assert sum(m["count"] for m in decided["moves"]) == \
-        sum(m["count"] - m["other"] for m in every["moves"])
+    assert sum(m["games"] for m in decided["moves"]) == \
+        sum(m["games"] - m["other"] for m in every["moves"])
     long = json.loads(run("explore", "--store", sample_store, "--min-moves", "100",
                           "--format", "json").output)
-    assert 0 < sum(m["count"] for m in long["moves"]) < sum(m["count"] for m in every["moves"])
+    assert 0 < sum(m["games"] for m in long["moves"]) < sum(m["games"] for m in every["moves"])
     bad = run("explore", "--store", sample_store, "--min-moves", "-1")
     assert bad.exit_code == 2 and "--min-moves" in bad.output
 
@@ -232,7 +232,7 @@ def test_even_games_are_found_whatever_their_format(sample_store):
     every = json.loads(run("explore", "--store", sample_store, "--format", "json").output)
     even = json.loads(run("explore", "--store", sample_store, "--handicap", "平手",
                           "--format", "json").output)
-    assert sum(m["count"] for m in even["moves"]) == sum(m["count"] for m in every["moves"])
+    assert sum(m["games"] for m in even["moves"]) == sum(m["games"] for m in every["moves"])
     formats = run("sql", "SELECT DISTINCT s.format FROM sources s JOIN games g USING (game) "
                   "WHERE g.handicap = '平手' ORDER BY 1", "--format", "json",
                   "--store", sample_store).output
@@ -244,7 +244,7 @@ def test_even_games_are_found_whatever_their_format(sample_store):
     assert "△３四歩" in lance.output
     moved = json.loads(run("explore", "--store", sample_store, "--handicap", "香落ち",
                            "--moves", "3c3d", "--format", "json").output)
-    assert moved["sfen"] == "lnsgkgsn1/1r5b1/pppppp1pp/6p2/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 2"
+    assert moved["position"]["sfen"] == "lnsgkgsn1/1r5b1/pppppp1pp/6p2/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 2"
     rows = [json.loads(line) for line in run(
         "validate", SAMPLES / "utf8_WCSC28_U7_QHA_MCB.csa", "--format", "jsonl").output.splitlines()]
     assert rows[0]["headers"]["handicap"] == "平手"
@@ -266,7 +266,7 @@ def test_a_game_from_jkf_and_kif_is_shown_as_written_in_kif(tmp_path):
     assert sources[0].endswith("(kif, cp932)") and sources[1].endswith("(jkf, utf-8)")
     data = json.loads(run("game", "1", "--store", store, "--format", "json").output)
     assert data["moves"][0]["text"] == "７六歩(77)" and data["moves"][0]["written"].startswith("{")
-    assert data["info"]["sources"][0]["format"] == "kif"
+    assert data["sources"][0]["format"] == "kif"
 
 
 # ----- messages ----------------------------------------------------------------------------------

@@ -33,16 +33,22 @@ def test_convert_mirrors_the_folders_and_numbers_the_games_of_a_file(tmp_path):
     shutil.copytree(RECORDS, source / "records")
     shutil.copy(SAMPLES / "games.usi", source)
     result = run("convert", source, "--to", "kif", "--output", tmp_path / "out")
-    # the illegal_move.kif game and the last game of games.usi stop at an illegal move
-    assert result.exit_code == 1, result.output
-    assert "illegal_move.kif: not written: move 3 '２一角成(88)' cannot be played" in result.output
-    assert "games.usi game 13: not written: move 3 '8h2a+' cannot be played" in result.output
+    # the illegal_move.kif game and the last game of games.usi stop at an illegal move: they
+    # are written up to it (issue 29: they were left out, with their legal moves)
+    assert result.exit_code == 0, result.output
+    assert ("illegal_move.kif: move 3 '２一角成(88)' cannot be played (bad_geometry: the bishop "
+            "on 8h cannot move to 2a): written up to move 2") in result.output
+    assert "games.usi game 13: move 3 '8h2a+' cannot be played" in result.output
     written = sorted(p.relative_to(tmp_path / "out").as_posix()
                      for p in (tmp_path / "out").rglob("*"))
     assert "records/habu-fujii-2006.kif" in written and "games-12.kif" in written
-    assert "games-13.kif" not in written and "records/illegal_move.kif" not in written
+    assert "games-13.kif" in written and "records/illegal_move.kif" in written
+    # the same game as JKF and KIF side by side: each name says which it came from
+    assert {"records/ryuou201409020101.jkf.kif", "records/ryuou201409020101.kif.kif"} <= set(
+        written) and "records/ryuou201409020101.kif" not in written
     assert f"{len([p for p in written if p.endswith('.kif')])} games written as KIF" in \
         result.output
+    assert "2 games up to an illegal move" in result.output
     for number, fingerprint in enumerate(fingerprints(SAMPLES / "games.usi")[:12], start=1):
         assert fingerprints(tmp_path / "out" / f"games-{number}.kif") == [fingerprint]
     assert fingerprints(tmp_path / "out" / "records" / "habu-fujii-2006.kif") == \

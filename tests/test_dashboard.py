@@ -27,6 +27,7 @@ from kifudb.core.move import Move
 from kifudb.core.notation import ki2_move
 from kifudb.core.position import Position
 from kifudb.core.notation.bod import bod_text
+from kifudb.dashboard.display import count as counted
 
 APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
 START = Position()
@@ -64,12 +65,12 @@ def run(at) -> AppTest:
     return at
 
 
-def page(name: str, **params) -> AppTest:
-    """The page ``views/NAME.py`` opened with URL parameters ``params``."""
+def page(view: str, /, **params) -> AppTest:
+    """The page ``views/VIEW.py`` opened with URL parameters ``params``."""
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update({k: str(v) for k, v in params.items()})
     run(at)  # the entry page: the sidebar, then the default page
-    at.switch_page(f"views/{name}.py")
+    at.switch_page(f"views/{view}.py")
     return run(at)
 
 
@@ -91,11 +92,14 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def boards(at: AppTest) -> list:
-    """The SFEN of every board on the page (the SVG's accessible label names it), without the
-    move number."""
-    return [sfen.rsplit(" ", 1)[0] for sfen in re.findall(
-        r'aria-label="Shogi position, \w+ to move: SFEN ([^"]+)"',
-        "".join(m.value for m in at.markdown))]
+    """The SFEN of every board on the page, without the move number: first the boards to play
+    on (``board.play_board``: the shogiboard component's ``sfen``), then the pictures (the
+    SVG's accessible label names it)."""
+    played = [json.loads(c.proto.json_args).get("sfen") for c in at.get("component_instance")
+              if "json_args" in str(c.proto) and '"sfen"' in c.proto.json_args]
+    pictures = re.findall(r'aria-label="Shogi position, \w+ to move: SFEN ([^"]+)"',
+                          "".join(m.value for m in at.markdown))
+    return [sfen.rsplit(" ", 1)[0] for sfen in [*played, *pictures] if sfen]
 
 
 def errors(at: AppTest) -> str:
@@ -222,7 +226,7 @@ def move_rows(at: AppTest) -> list:
 def test_explorer_lists_the_moves_played_next(db):
     at = page("explorer")
     moves, games = next_moves(db, START)
-    assert f"{moves} moves played next · {games:,} games" in values(at.subheader)
+    assert f"{counted(moves, 'move')} played next · {counted(games, 'game')}" in values(at.subheader)
     assert boards(at) == [sfen(START)]
     listed = move_buttons(at)
     assert len(listed) == moves and listed["7g7f"] == "▲７六歩"
@@ -232,7 +236,7 @@ def test_explorer_lists_the_moves_played_next(db):
     assert at.query_params["moves"] == "7g7f"
     after = position_from_moves("7g7f")
     moves, games = next_moves(db, after)
-    assert f"{moves} moves played next · {games:,} games" in values(at.subheader)
+    assert f"{counted(moves, 'move')} played next · {counted(games, 'game')}" in values(at.subheader)
     assert boards(at) == [sfen(after)]
     assert "1. ▲７六歩" in [b.label for b in at.button]
     # back to the start with the first breadcrumb
@@ -307,7 +311,7 @@ def test_explorer_filters_and_handicap_start(db):
     at.text_input(key="f_player").set_value("羽生")
     run(at)
     moves, games = next_moves(db, START, player="羽生")
-    assert f"{moves} moves played next · {games:,} games · player “羽生”" in values(at.subheader)
+    assert f"{counted(moves, 'move')} played next · {counted(games, 'game')} · player “羽生”" in values(at.subheader)
     at.text_input(key="f_player").set_value("nobody-plays-here")
     run(at)
     assert any("with these filters" in i for i in values(at.info))
@@ -316,7 +320,7 @@ def test_explorer_filters_and_handicap_start(db):
     lance = Position.from_sfen("lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL w - 1")
     assert boards(at) == [sfen(lance)]
     moves, games = next_moves(db, lance)
-    assert games >= 1 and f"{moves} moves played next · {games:,} games" in values(at.subheader)
+    assert games >= 1 and f"{counted(moves, 'move')} played next · {counted(games, 'game')}" in values(at.subheader)
     run(at.selectbox(key="explorer-start").set_value("平手"))
     assert boards(at) == [sfen(START)] and "start" not in at.query_params
 
@@ -340,7 +344,7 @@ def test_search_by_moves_in_every_notation(db, text):
     at = search_form(page("search"), "moves", moves=text)
     target = position_from_moves("7g7f 3c3d 2g2f")
     count, games = occurrences(db, target)
-    assert f"{count:,} occurrences in {games:,} games" in values(at.subheader)
+    assert f"{counted(count, 'occurrence')} in {counted(games, 'game')}" in values(at.subheader)
     assert boards(at) == [sfen(target)]
     assert at.query_params["moves"] == "7g7f 3c3d 2g2f"
     table = at.dataframe[0].value
@@ -350,7 +354,7 @@ def test_search_by_moves_in_every_notation(db, text):
 def test_search_by_sfen_diagram_and_game(db):
     target = position_from_moves("7g7f 3c3d 2g2f 8c8d")
     count, games = occurrences(db, target)
-    expected = f"{count:,} occurrences in {games:,} games"
+    expected = f"{counted(count, 'occurrence')} in {counted(games, 'game')}"
     at = search_form(page("search"), "sfen", sfen=sfen(target))
     assert expected in values(at.subheader) and boards(at) == [sfen(target)]
     at = search_form(page("search"), "diagram", diagram="手合割：平手\n" + bod_text(target))
@@ -389,7 +393,7 @@ def test_search_from_a_broken_url_is_a_message():
 def test_search_pages_through_the_start_position_and_opens_a_game(db):
     at = page("search", sfen="startpos")
     count, games = occurrences(db, START)
-    assert f"{count:,} occurrences in {games:,} games" in values(at.subheader)
+    assert f"{counted(count, 'occurrence')} in {counted(games, 'game')}" in values(at.subheader)
     table = at.dataframe[0].value
     assert len(table) == min(50, count)
     pager = at.pagination[0]
@@ -542,13 +546,14 @@ def test_handicap_games_name_their_sides_shitate_and_uwate(db):
     said = {"black": "▲下手勝ち", "white": "△上手勝ち"}[winner]
     assert any("香落ち: ▲下手 · △上手" in c and said in c for c in caption), caption
     assert any("開始局面 · △上手番 (White to move)" in c for c in caption), caption
-    drawn = "".join(m.value for m in at.markdown)
-    assert "△上手の持駒" in drawn and "▲下手の持駒" in drawn and "先手の持駒" not in drawn
+    (told,) = [json.loads(c.proto.json_args) for c in at.get("component_instance")]
+    assert told["hand_names"] == {"black": "▲下手の持駒", "white": "△上手の持駒"}
     assert "先手" not in " ".join(v for v in values(at.markdown) if v.startswith("**"))
 
     at = page("explorer", start="香落ち")
     assert any(c.startswith("△上手番 (White to move)") for c in values(at.caption))
-    assert "△上手の持駒" in "".join(m.value for m in at.markdown)
+    (told,) = [json.loads(c.proto.json_args) for c in at.get("component_instance")]
+    assert told["hand_names"]["white"] == "△上手の持駒"
     latest = table(at, "explorer-games")
     handicapped = set(db.execute("SELECT game FROM games WHERE handicap = '香落ち'").fetchall())
     results = [r for g, r in zip(latest["game"], latest["result"]) if (g,) in handicapped
@@ -568,9 +573,9 @@ def test_a_click_on_any_cell_of_a_table_acts(db):
 
     player = one(db, "SELECT p FROM (SELECT black p FROM games UNION ALL SELECT white FROM games) "
                      "WHERE p IS NOT NULL GROUP BY p ORDER BY count(*) DESC, p LIMIT 1")
-    at = page("players", player=player)
+    at = page("players", name=player)
     click_row(at, f"openings-{player}", 0, "wins")
-    assert at.query_params["kind"] == "opening" and at.query_params.get("label")
+    assert at.query_params["kind"] == "opening" and at.query_params.get("study")
 
 
 # ----- openings & castles -------------------------------------------------------------------------
@@ -580,7 +585,7 @@ def test_openings_and_castles_match_the_labels(db):
     at = page("openings")
     castles = {label for (label,) in db.execute("SELECT DISTINCT label FROM labels WHERE kind = "
                                                 "'castle'").fetchall()}
-    study = at.selectbox(key="label")
+    study = at.selectbox(key="study")
     assert {o.split(" · ")[0] for o in study.options} == castles  # shown with English names
     label = study.value
     black = one(db, "SELECT count(DISTINCT game) FROM labels WHERE label = ? AND side = 'black'",
@@ -595,12 +600,12 @@ def test_openings_and_castles_match_the_labels(db):
 def test_openings_from_a_link_and_an_unknown_label(db):
     label, games = db.execute("SELECT label, count(DISTINCT game) FROM labels WHERE kind = "
                               "'opening' GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1 OFFSET 1").fetchone()
-    at = page("openings", kind="opening", label=label)
+    at = page("openings", kind="opening", study=label)
     assert at.segmented_control(key="kind").value == "opening"
-    assert at.selectbox(key="label").value == label
+    assert at.selectbox(key="study").value == label
     run(at.segmented_control(key="kind").set_value("castle"))
-    assert at.selectbox(key="label").value != label and not at.warning
-    at = page("openings", kind="opening", label="no such opening")
+    assert at.selectbox(key="study").value != label and not at.warning
+    at = page("openings", kind="opening", study="no such opening")
     assert "No game in scope reached 'no such opening'" in errors(at)
 
 
@@ -643,7 +648,7 @@ def test_results_with_a_filter(db):
 def test_players_summary_and_head_to_head(db):
     player = one(db, "SELECT p FROM (SELECT black p FROM games UNION ALL SELECT white FROM games) "
                      "WHERE p IS NOT NULL GROUP BY p ORDER BY count(*) DESC, p LIMIT 1")
-    at = page("players", player=player)
+    at = page("players", name=player)
     assert player in values(at.header)
     games = one(db, "SELECT count(*) FROM games WHERE black = ? OR white = ?", player, player)
     assert metric(at, "Games") == f"{games:,}"
@@ -667,7 +672,7 @@ def test_a_player_with_the_player_filter_set(db):
     used to crash the page: "got multiple values for argument 'player'"."""
     player = one(db, "SELECT p FROM (SELECT black p FROM games UNION ALL SELECT white FROM games) "
                      "WHERE p IS NOT NULL GROUP BY p ORDER BY count(*) DESC, p LIMIT 1")
-    at = page("players", player=player)
+    at = page("players", name=player)
     at.text_input(key="f_player").set_value(player[:-1])
     run(at)
     assert player in values(at.header)
@@ -681,7 +686,7 @@ def test_a_player_with_the_player_filter_set(db):
 
 
 def test_an_unknown_player_is_a_warning():
-    at = page("players", player="nobody-of-that-name")
+    at = page("players", name="nobody-of-that-name")
     assert "No game in scope has a player named 'nobody-of-that-name'" in errors(at)
 
 
@@ -748,7 +753,7 @@ def test_explorer_rows_give_the_decided_count_beside_the_score(db):
 
 def test_openings_scores_give_the_decided_count(db):
     at = page("openings")
-    label = at.selectbox(key="label").value
+    label = at.selectbox(key="study").value
     decided = one(db, "SELECT count(DISTINCT l.game) FROM labels l JOIN games g USING (game) "
                       "WHERE l.label = ? AND l.side = 'black' AND g.winner <> 'none'", label)
     black = next((m for m in at.metric if m.label.startswith("▲先手 · ")), None)
@@ -764,7 +769,7 @@ def test_openings_scores_give_the_decided_count(db):
 def test_players_scores_give_the_decided_count(db):
     player = one(db, "SELECT p FROM (SELECT black p FROM games UNION ALL SELECT white FROM games) "
                      "WHERE p IS NOT NULL GROUP BY p ORDER BY count(*) DESC, p LIMIT 1")
-    at = page("players", player=player)
+    at = page("players", name=player)
     as_black = one(db, "SELECT count(*) FROM games WHERE black = ? AND winner <> 'none'", player)
     as_white = one(db, "SELECT count(*) FROM games WHERE white = ? AND winner <> 'none'", player)
     assert metric_delta(at, "▲先手 · ").startswith(decided_delta(as_black))

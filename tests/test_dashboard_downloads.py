@@ -104,7 +104,7 @@ def test_the_listed_games_download_from_search_explorer_and_players(dashboard_st
     player = fetch(dashboard_store, sa.select(games.c.black).where(games.c.black.is_not(None))
                    .group_by(games.c.black).order_by(sa.func.count().desc()).limit(1))[0]["black"]
     at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({"player": player})
+    at.query_params.update({"name": player})
     at.run()
     at.switch_page("views/players.py")
     at.run()

@@ -18,7 +18,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import TimeoutError as PlaywrightTimeout, expect
 
 from kifudb.analytics.position_input import position_from_moves
 from bench import browser as browser_tools
@@ -29,6 +29,10 @@ from test_hostile_dashboard import BLACK, EVENT, FILE_NAME, IMG, WHITE, write_ho
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = Path(os.environ.get("KIFUDB_TEST_OUTPUT") or ROOT / "test-output" / "dashboard")
 BOARD = 'svg[role="img"][aria-label^="Shogi position"]'
+#: The board you can play on (``dashboard.shogiboard``: explorer, game viewer, position
+#: search), in its frame: its ``#root`` holds the SFEN and the side at the bottom.
+PLAY_BOARD = 'iframe[title="kifudb.dashboard.shogiboard.shogiboard"]'
+ANY_BOARD = f"{BOARD}, {PLAY_BOARD}"
 
 pytestmark = pytest.mark.slow  # a real server and browser: `make test` runs it, `make test-fast` not
 
@@ -123,11 +127,19 @@ def screenshot(page, name: str) -> None:
 
 
 def boards(page) -> list:
-    """The SFEN of every board on the page, without move numbers (waiting for one to be
-    drawn: a rerun may be replacing them)."""
-    page.locator(BOARD).first.wait_for(timeout=30_000)
-    labels = page.locator(BOARD).evaluate_all("e => e.map(x => x.getAttribute('aria-label'))")
-    return [re.sub(r" \d+$", "", label.split("SFEN ", 1)[1]) for label in labels]
+    """The SFEN of every board on the page (pictures and boards to play on, in page order),
+    without move numbers (waiting for one to be drawn: a rerun may be replacing them)."""
+    page.locator(ANY_BOARD).first.wait_for(timeout=30_000)
+    found = []
+    for element in page.locator(ANY_BOARD).all():
+        if element.evaluate("e => e.tagName") == "IFRAME":
+            root = element.content_frame.locator("#root[data-sfen]")
+            root.wait_for(state="attached", timeout=30_000)
+            label = "SFEN " + root.get_attribute("data-sfen")
+        else:
+            label = element.get_attribute("aria-label")
+        found.append(re.sub(r" \d+$", "", label.split("SFEN ", 1)[1]))
+    return found
 
 
 def click_row(page, table, row: int, x: float = 0.5, height: int = 35) -> None:
@@ -158,7 +170,10 @@ def layout(page) -> dict:
     return page.evaluate("""() => ({
       grids: [...document.querySelectorAll('[data-testid=stDataFrame] .dvn-scroller')]
         .filter(s => s.scrollWidth > s.clientWidth + 2).map(s => [s.clientWidth, s.scrollWidth]),
-      boards: [...document.querySelectorAll('.kifudb-board svg')]
+      boards: [...document.querySelectorAll('.kifudb-board svg'),
+               ...[...document.querySelectorAll('iframe[title="kifudb.dashboard.shogiboard.shogiboard"]')]
+                 .map(f => f.contentDocument && f.contentDocument.querySelector('#root[data-sfen]'))
+                 .filter(Boolean)]
         .map(b => Math.round(b.getBoundingClientRect().width)).filter(w => w > 0),
       cut: [...document.querySelectorAll('button [data-testid=stMarkdownContainer]')]
         .filter(t => t.offsetParent && t.scrollWidth > t.clientWidth).map(t => t.innerText),
@@ -174,7 +189,10 @@ READABLE = 340
 def check_layout(page) -> None:
     """Boards readable, no button label cut short, the explorer's rows whole, every table
     showing all its columns (no sideways scrolling)."""
-    page.locator(BOARD).first.wait_for(timeout=30_000)
+    page.locator(ANY_BOARD).first.wait_for(timeout=30_000)
+    for frame in page.locator(PLAY_BOARD).all():  # drawn once its frame has loaded
+        frame.content_frame.locator("#root[data-sfen]").wait_for(state="attached",
+                                                                 timeout=30_000)
     for _ in range(10):  # a table or board just shown (a tab opened) may still be sizing
         found = layout(page)
         if (found["boards"] and min(found["boards"]) >= READABLE and not found["cut"]
@@ -411,11 +429,11 @@ def test_the_games_of_a_search_download_as_one_zip_or_one_file(server, tab, db):
 
 def test_flip_and_filters_follow_from_page_to_page(server, tab, db):
     visit(tab, f"{server}/explorer", "moves played next")
-    near = tab.locator(f"{BOARD} g.piece.black").first.get_attribute("transform")
-    assert "rotate(180)" not in near
+    seen = tab.frame_locator(PLAY_BOARD).locator("#root[data-orientation]")
+    assert seen.get_attribute("data-orientation") == "black"
     tab.get_by_text("△ 後手 at the bottom").click()
-    tab.wait_for_function("() => document.querySelector('svg[role=img] g.piece.black')"
-                          ".getAttribute('transform').includes('rotate(180)')", timeout=15_000)
+    tab.frame_locator(PLAY_BOARD).locator('#root[data-orientation="white"]').wait_for(
+        state="attached", timeout=15_000)
     settle(tab, "moves played next")
     player = tab.get_by_role("textbox", name="Player")
     player.fill("羽生")
@@ -430,6 +448,51 @@ def test_flip_and_filters_follow_from_page_to_page(server, tab, db):
                                                                                  f"{games:,}"]
     # the board is still turned round
     assert "rotate(180)" in tab.locator(f"{BOARD} g.piece.black").first.get_attribute("transform")
+
+
+def test_filters_are_in_the_url_back_forward_and_reload(server, tab):
+    """The sidebar's filters are in the URL (issue 29, defect 5: a reload or a shared link
+    lost them): each change is one history entry that Back and Forward undo and redo, a
+    reload and a link keep them, and a page switch by the sidebar carries them."""
+    visit(tab, f"{server}/explorer?moves=7g7f", "moves played next")
+    entries = tab.evaluate("history.length")
+    player = tab.get_by_role("textbox", name="Player")
+    player.fill("羽生")
+    player.press("Enter")
+    tab.wait_for_url(re.compile(r"/explorer\?moves=7g7f&player=%E7%BE%BD%E7%94%9F$"))
+    settle(tab, "player “羽生”")
+    tab.get_by_text("Decided games only").click()
+    tab.wait_for_url(re.compile(r"player=%E7%BE%BD%E7%94%9F&decided=true$"))
+    settle(tab, "player “羽生”, decided games")
+    assert tab.evaluate("history.length") == entries + 2
+    tab.reload()
+    settle(tab, "player “羽生”, decided games")
+    expect(tab.get_by_role("textbox", name="Player")).to_have_value("羽生")
+    expect(tab.get_by_role("checkbox", name="Decided games only")).to_be_checked()
+    tab.go_back()
+    tab.wait_for_url(re.compile(r"player=%E7%BE%BD%E7%94%9F$"))
+    settle(tab, "player “羽生”")
+    expect(tab.get_by_role("checkbox", name="Decided games only")).not_to_be_checked()
+    tab.go_back()
+    tab.wait_for_url(re.compile(r"/explorer\?moves=7g7f$"))
+    settle(tab, "moves played next")
+    expect(tab.get_by_role("textbox", name="Player")).to_have_value("")
+    tab.go_forward()
+    tab.wait_for_url(re.compile(r"player=%E7%BE%BD%E7%94%9F$"))
+    settle(tab, "player “羽生”")
+    expect(tab.get_by_role("textbox", name="Player")).to_have_value("羽生")
+    tab.locator('[data-testid="stSidebarNav"] a', has_text="Results").first.click()
+    tab.wait_for_url(re.compile(r"/results\?player=%E7%BE%BD%E7%94%9F$"))
+    settle(tab, "How games end")
+    # a link opened in a new browser session
+    fresh = tab.context.browser.new_page(viewport={"width": 1400, "height": 1200})
+    try:
+        visit(fresh, f"{server}/search?moves=7g7f&player={quote('羽生')}&decided=true",
+              "player “羽生”, decided games")
+        expect(fresh.get_by_role("textbox", name="Player")).to_have_value("羽生")
+        expect(fresh.get_by_role("checkbox", name="Decided games only")).to_be_checked()
+    finally:
+        fresh.close()
 
 
 @pytest.mark.parametrize("path, text, name", [
@@ -472,7 +535,7 @@ def test_layout_at_820_px(server, narrow, db, dashboard_store):
         check_layout(narrow)
         screenshot(narrow, name)
     narrow.get_by_role("tab", name="Variations").click()
-    narrow.locator(BOARD).nth(1).wait_for(timeout=30_000)
+    narrow.locator(BOARD).first.wait_for(timeout=30_000)  # the game's own is a PLAY_BOARD
     check_layout(narrow)  # the variation's board too
     newest = novelties(dashboard_store, limit=1)[0]  # its "Go to novelty" read "Go to n…"
     visit(narrow, f"{server}/game?game={newest['game']}&ply=0", "Go to novelty")
@@ -489,6 +552,43 @@ def test_layout_at_820_px(server, narrow, db, dashboard_store):
     screenshot(narrow, "15-openings-heat-map-820")
 
 
+def cut_figures(page) -> list:
+    """The key figures (``st.metric``: value, label, delta) whose text is cut short (shown
+    with an ellipsis: wider than their box)."""
+    return page.evaluate("""() => [...document.querySelectorAll(
+        '[data-testid=stMetricValue], [data-testid=stMetricValue] div, ' +
+        '[data-testid=stMetricLabel] p, [data-testid=stMetricDelta] div')]
+      .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)""")
+
+
+@pytest.mark.parametrize("width", [820, 1400])
+def test_key_figures_are_whole_and_tables_use_the_width(server, browser, width):
+    """Issue 29, defect 6: at 820 px the Overview's and Results' key figures were cut ("Games
+    1…"); at 1400 px the tables of games beside a board cut their Event column and long names.
+    Every figure's value, label and delta is whole at both widths; the position search's and
+    the explorer's games go across the page (wider than beside the board) with no column out
+    of view."""
+    page = browser.new_page(viewport={"width": width, "height": 1600})
+    try:
+        for path, text in (("", "Most played openings"), ("/results", "How games end"),
+                           ("/players", "Head to head")):
+            visit(page, server + path, text)
+            page.locator('[data-testid="stMetricValue"]').first.wait_for(timeout=30_000)
+            assert cut_figures(page) == [], (path, width)
+        main = page.evaluate("() => document.querySelector("
+                             "'[data-testid=stMainBlockContainer]').clientWidth")
+        for path, text, key in (("/search?moves=7g7f+3c3d", "occurrences in", "search-hits"),
+                                ("/explorer?moves=7g7f", "played next", "explorer-games")):
+            visit(page, server + path, text)
+            grid = page.locator(f'[class*="st-key-{key}"] [data-testid="stDataFrame"]').first
+            grid.wait_for(timeout=30_000)
+            box = grid.bounding_box()
+            assert box["width"] > 0.8 * main, (path, box["width"], main)
+            assert not layout(page)["grids"], path
+    finally:
+        page.close()
+
+
 def test_a_click_anywhere_on_a_row_acts(server, tab, db, dashboard_store):
     """Every table acts on a click anywhere on a row (it took a click on the row's 16-px
     checkbox): the players, a player's openings, the findings."""
@@ -502,7 +602,7 @@ def test_a_click_anywhere_on_a_row_acts(server, tab, db, dashboard_store):
     tab.locator('[data-testid="stHeading"]', has_text=name).first.wait_for(timeout=30_000)
     settle(tab, "Favourite openings")
     click_row(tab, 1, 0, x=0.8)  # the player's favourite opening, on its games won
-    tab.wait_for_url(re.compile(r"/openings\?kind=opening&label="))
+    tab.wait_for_url(re.compile(r"/openings\?kind=opening&study="))
     settle(tab, "Example games")
 
     rows = stats.findings(dashboard_store, limit=12)
@@ -572,13 +672,13 @@ def test_record_text_is_shown_as_text_in_the_browser(hostile_server, tab):
     no_live_markup(tab)
     screenshot(tab, "10-hostile-game")
 
-    visit(tab, f"{hostile_server}/players?player={quote(BLACK)}", "Head to head")
+    visit(tab, f"{hostile_server}/players?name={quote(BLACK)}", "Head to head")
     assert BLACK in page_text(tab)  # the header
     no_live_markup(tab)
     visit(tab, f"{hostile_server}/validation", "Move as written")
     assert IMG in page_text(tab)
     no_live_markup(tab)
-    visit(tab, f"{hostile_server}/search?moves=7g7f", "occurrences in")
+    visit(tab, f"{hostile_server}/search?moves=7g7f", "1 occurrence in 1 game")
     no_live_markup(tab)
     visit(tab, f"{hostile_server}/explorer?moves={quote(IMG)}", "This line cannot be shown")
     no_live_markup(tab)

@@ -18,6 +18,7 @@ from kifudb.ingest.pipeline import read_data, read_file
 from kifudb.cli import main
 from kifudb.store.check import check_store
 from kifudb.store.folder import Store
+from kifudb.store.manifest import FORMAT
 from kifudb.store.schema import ADDED
 from kifudb.store.writer import ingest_paths
 
@@ -195,7 +196,7 @@ def test_game_json_gives_each_move_its_evaluation(store):
                      "dialect": "shogi-server"}
     assert first["pv"].startswith("3c3d 2f2e")
     assert found["moves"][0]["comment"].startswith("** 113 -3334FU +2625FU")  # as written
-    assert (found["info"]["black_rating"], found["info"]["white_rating"]) == (3382.0, 3613.0)
+    assert (found["black_rating"], found["white_rating"]) == (3382.0, 3613.0)
     research = json.loads(run("game", game_id(store, "shogihome-research.kifu"), "--store",
                               store, "--format", "json").output)
     assert [m["evaluation"] is None for m in research["moves"][:6]] == [True] * 4 + [False] * 2
@@ -230,10 +231,14 @@ def test_an_older_store_shows_the_new_columns_as_nulls_then_migrates(tmp_path):
     ingest_paths([str(EVALUATIONS / "floodgate-2021.csa")], folder)
     store = Store(folder)
     manifest = store.manifest()
-    for table, added in ADDED[5].items():  # a format-4 batch: without the columns of 5
+    later = {}  # a format-4 batch: without the columns of 5 and after
+    for number, tables in ADDED.items():
+        for table, added in tables.items():
+            later.setdefault(table, []).extend(added if number > 4 else ())
+    for table, added in later.items():
         path = store.batch_dir(manifest["batches"][0]) / f"{table}.parquet"
         data = pq.read_table(path)
-        pq.write_table(data.drop_columns(list(added)), path)
+        pq.write_table(data.drop_columns(added), path)
     mark = store.batch_dir(manifest["batches"][0]) / "batch.json"  # written before digests
     mark.write_text(json.dumps({key: value for key, value in json.loads(mark.read_text()).items()
                                 if key not in ("files", "digest")}))
@@ -244,6 +249,6 @@ def test_an_older_store_shows_the_new_columns_as_nulls_then_migrates(tmp_path):
     assert connection.execute("SELECT black_rating FROM games").fetchone() == (None,)
     assert queries.game_moves(folder, 1)[0]["evaluation"] is None
     ingest_paths([str(EVALUATIONS / "WCSC32_F7_NBS_DLS.csa")], folder)  # a writer migrates
-    assert Store(folder).manifest()["format"] == 5
+    assert Store(folder).manifest()["format"] == FORMAT
     connection = Store(folder).connect()
     assert connection.execute("SELECT count(score) FROM moves").fetchone() == (176,)

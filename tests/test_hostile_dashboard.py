@@ -19,6 +19,7 @@ from __future__ import annotations
 import html
 import io
 import os
+import json
 import re
 import resource
 import shutil
@@ -38,8 +39,8 @@ from kifudb.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "dashboard" / "app.py")
-PAGES = ("overview", "validation", "explorer", "search", "game", "openings", "results",
-         "players")
+PAGES = ("overview", "validation", "explorer", "search", "pattern", "game", "openings",
+         "results", "players")
 
 # ----- a hostile record -------------------------------------------------------------------------
 
@@ -100,13 +101,13 @@ def shown(markdown: str) -> str:
         "  \n", "\n").replace("\u2060", "")
 
 
-def page(store: Path, name: str, monkeypatch, **params) -> AppTest:
-    """The page ``views/NAME.py`` on ``store``, opened with URL parameters; no exception."""
+def page(store: Path, view: str, monkeypatch, /, **params) -> AppTest:
+    """The page ``views/VIEW.py`` on ``store``, opened with URL parameters; no exception."""
     monkeypatch.setenv("KIFUDB_STORE", str(store))
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update({k: str(v) for k, v in params.items()})
     at.run()
-    at.switch_page(f"views/{name}.py")
+    at.switch_page(f"views/{view}.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -117,9 +118,13 @@ def messages(at: AppTest) -> str:
 
 
 def boards(at: AppTest) -> list:
-    return [s.rsplit(" ", 1)[0] for s in re.findall(
-        r'aria-label="Shogi position, \w+ to move: SFEN ([^"]+)"',
-        "".join(m.value for m in at.markdown))]
+    """Every board's SFEN without the move number: the boards to play on (the shogiboard
+    component's ``sfen``), then the pictures (the SVG's accessible label)."""
+    played = [json.loads(c.proto.json_args).get("sfen") for c in at.get("component_instance")
+              if "json_args" in str(c.proto) and '"sfen"' in c.proto.json_args]
+    pictures = re.findall(r'aria-label="Shogi position, \w+ to move: SFEN ([^"]+)"',
+                          "".join(m.value for m in at.markdown))
+    return [s.rsplit(" ", 1)[0] for s in [*played, *pictures] if s]
 
 
 #: Elements whose text Streamlit reads as Markdown, and widgets whose label (and help) it does.
@@ -323,10 +328,10 @@ def test_game_viewer_ply_past_the_end_is_said(hostile_store, monkeypatch):
 
 
 def test_other_pages_with_hostile_url_values(hostile_store, monkeypatch):
-    at = page(hostile_store, "openings", monkeypatch, kind=IMG, label=LINK)
+    at = page(hostile_store, "openings", monkeypatch, kind=IMG, study=LINK)
     assert f"Unknown kind {IMG!r}" in messages(at)
     assert_no_live_markup(at)
-    at = page(hostile_store, "players", monkeypatch, player=HTML + "x" * 5000)
+    at = page(hostile_store, "players", monkeypatch, name=HTML + "x" * 5000)
     assert "No game in scope has a player named" in messages(at)
     assert len(messages(at)) < 500
     assert_no_live_markup(at)
@@ -348,7 +353,7 @@ def test_game_viewer_shows_record_text_as_text(hostile_store, monkeypatch):
 
 
 def test_players_validation_and_search_show_record_text_as_text(hostile_store, monkeypatch):
-    at = page(hostile_store, "players", monkeypatch, player=BLACK)
+    at = page(hostile_store, "players", monkeypatch, name=BLACK)
     assert_no_live_markup(at)
     assert shown(at.header[0].value) == BLACK
     at = page(hostile_store, "players", monkeypatch)
@@ -433,6 +438,7 @@ def test_every_page_of_a_damaged_store_says_so(damaged, monkeypatch):
     folder, named = damaged
     for name in PAGES:
         at = page(folder, name, monkeypatch, **({"sfen": "startpos"} if name == "search"
+                                                 else {"q": "▲玉59"} if name == "pattern"
                                                  else {}))
         said = messages(at)
         assert said.count("store damaged") == 1, (name, said)

@@ -89,11 +89,14 @@ def test_latest_novelties_and_the_commands(store):
     assert [r["date"] for r in latest] == sorted((r["date"] for r in latest), reverse=True)
     for row in latest:
         assert (row["ply"], row["earlier_games"]) == expected[row["game"]]
-    # the page is the 30 latest dated games; those without a novelty are left out
-    page = Store(store).connect().execute("SELECT game FROM games WHERE date IS NOT NULL "
-                                          "ORDER BY date DESC, game DESC LIMIT 30").fetchall()
-    assert [r["game"] for r in latest] == [g for (g,) in page if g in expected]
-    assert len(latest) < 30
+    # the page is the 30 latest dated games that have a novelty: those without one are
+    # skipped, not counted (issue 29: --limit 20 gave 14)
+    dated = Store(store).connect().execute("SELECT game FROM games WHERE date IS NOT NULL "
+                                           "ORDER BY date DESC, game DESC").fetchall()
+    with_novelty = [g for (g,) in dated if g in expected]
+    assert len(with_novelty) > 30 and len(dated) > len(with_novelty)
+    assert [r["game"] for r in latest] == with_novelty[:30]
+    assert [r["game"] for r in novelties(store, limit=7, offset=30)] == with_novelty[30:37]
     mine = novelties(store, limit=50, filters=GameFilter(player="羽生善治"))
     assert mine and all("羽生" in (r["black"] + r["white"]) for r in mine)
     runner = CliRunner()
@@ -107,7 +110,7 @@ def test_latest_novelties_and_the_commands(store):
     assert len(marked) == 1 and marked[0].split()[0] == str(expected[game][0])
     listed = runner.invoke(main, ["stats", "novelties", "--store", str(store), "--limit", "3",
                                   "--format", "json"])
-    assert [r["game"] for r in json.loads(listed.output)] == [
+    assert [r["game"] for r in json.loads(listed.output)["novelties"]] == [
         r["game"] for r in novelties(store, limit=3)]
 
 

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 KIFUDB = Path(sys.executable).with_name("kifudb")
 #: the commands that take ``--store`` (default ``data/store``)
-STORE_COMMANDS = {"ingest", "search", "explore", "sql", "game", "stats", "relabel", "dashboard",
+STORE_COMMANDS = {"ingest", "search", "explore", "pattern", "sql", "game", "stats", "relabel", "dashboard",
                   "book", "export", "players", "twins"}
 DEFAULT_STORE = "data/store"
 #: what the demo store holds (``make demo``)

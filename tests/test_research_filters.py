@@ -90,12 +90,12 @@ def test_the_command_line_options(store, rows):
     banded = runner.invoke(main, ["explore", "--store", str(store), "--format", "json",
                                   "--min-rating", "3300", "--max-rating", "3700"])
     assert banded.exit_code == 0, banded.output
-    assert sum(m["count"] for m in json.loads(banded.output)["moves"]) == sum(
+    assert sum(m["games"] for m in json.loads(banded.output)["moves"]) == sum(
         r["black_rating"] is not None and 3300 <= r["black_rating"] <= 3700
         and 3300 <= r["white_rating"] <= 3700 for r in rows.values()) == 2
     timed = runner.invoke(main, ["explore", "--store", str(store), "--format", "json",
                                  "--time-control", "6時間"])
-    assert sum(m["count"] for m in json.loads(timed.output)["moves"]) == 4
+    assert sum(m["games"] for m in json.loads(timed.output)["moves"]) == 4
     refused = runner.invoke(main, ["stats", "results", "--store", str(store),
                                    "--label-side", "black"])
     assert refused.exit_code != 0 and "needs a label" in refused.output
@@ -222,7 +222,7 @@ def test_the_mover_rating_band(store, rows, opening):
                                       "--rating-of", "mover", *(["--moves", " ".join(opening)]
                                                                 if opening else [])])
     assert shown.exit_code == 0, shown.output
-    assert {m["move"]: m["count"] for m in json.loads(shown.output)["moves"]} == found
+    assert {m["usi"]: m["games"] for m in json.loads(shown.output)["moves"]} == found
     refused = CliRunner().invoke(main, ["explore", "--store", str(store), "--rating-of",
                                         "mover"])
     assert refused.exit_code != 0 and "needs min_rating or max_rating" in refused.output

@@ -277,10 +277,11 @@ def test_convert_shortens_a_name_too_long_and_goes_on(tmp_path):
     folder = tmp_path / "in"
     folder.mkdir()
     stem = "x" * 251  # the longest a .kif file may have: the file name is 255 bytes
+    other = "y" * 251  # (not x…x.usi: files that share a stem keep their extension in a name)
     shutil.copy(KIF, folder / f"{stem}.kif")
     games = [line for line in (ROOT / "data/samples/games.usi").read_text(encoding="utf-8")
              .splitlines() if line.startswith("sfen ")][:2]
-    (folder / f"{stem}.usi").write_text("\n".join(games) + "\n", encoding="utf-8")
+    (folder / f"{other}.usi").write_text("\n".join(games) + "\n", encoding="utf-8")
     shutil.copy(CSA, folder / "b.csa")
     result = run("convert", folder, "--to", "csa", "--output", tmp_path / "out")
     assert result.exit_code == 0, result.output
@@ -289,10 +290,10 @@ def test_convert_shortens_a_name_too_long_and_goes_on(tmp_path):
     assert len(names) == 4 and all(len(os.fsencode(n)) <= NAME_BYTES for n in names)
     assert f"{stem}.csa" in names  # it fits: kept whole
     for number in (1, 2):  # "-1.csa" makes it too long: cut, and said
-        shortened = fitted_name(f"{stem}-{number}", ".csa")
+        shortened = fitted_name(f"{other}-{number}", ".csa")
         assert shortened in names and len(os.fsencode(shortened)) == NAME_BYTES
-        assert (f"{folder / stem}.usi game {number}: written as {shortened} (the name "
-                f"{stem}-{number}.csa is too long)") in result.output
+        assert (f"{folder / other}.usi game {number}: written as {shortened} (the name "
+                f"{other}-{number}.csa is too long)") in result.output
     assert fingerprints(tmp_path / "out" / f"{stem}.csa") == fingerprints(KIF)
 
 

@@ -54,10 +54,12 @@ def test_explore_the_start(client, dashboard_store):
     assert [m["usi"] for m in answer["moves"]] == [m["move"] for m in expected]
     assert [m["games"] for m in answer["moves"]] == [m["count"] for m in expected]
     first = answer["moves"][0]
-    assert set(first) == {"usi", "kif", "ki2", "games", "black", "white", "draws", "other",
-                          "average_rating", "latest"}
-    assert first["games"] == first["black"] + first["white"] + first["draws"] + first["other"]
-    assert answer["black"] == sum(m["black"] for m in answer["moves"])
+    assert set(first) == {"usi", "kif", "ki2", "games", "black_wins", "white_wins", "draws",
+                          "other", "decided", "black_score", "ci_low", "ci_high",
+                          "average_rating", "performance", "latest_date"}
+    assert first["games"] == (first["black_wins"] + first["white_wins"] + first["draws"]
+                              + first["other"])
+    assert answer["black_wins"] == sum(m["black_wins"] for m in answer["moves"])
     assert answer["other"] == sum(m["other"] for m in answer["moves"])
     assert answer["position"]["sfen"] == Position().sfen()
     assert len(answer["top_games"]) == len(answer["recent_games"]) == 4
@@ -149,7 +151,8 @@ def test_search_pages(client, dashboard_store):
     assert second["hits"] == first["hits"][10:]
     hit = first["hits"][0]
     assert set(hit) == {"game", "ply", "black", "white", "date", "event", "winner", "reason",
-                        "handicap", "next_move", "mirrored"}  # no server path
+                        "handicap", "path", "next_move", "mirrored"}
+    assert "/" not in hit["path"]  # a file name, never the server's path
     mirrored = client.get("/search", params={"moves": "2g2f", "mirror": True}).json()
     position = Position.from_sfen(mirrored["position"]["sfen"])
     assert mirrored["mirror"] is True
@@ -160,7 +163,7 @@ def test_search_pages(client, dashboard_store):
 def test_a_game(client, dashboard_store):
     branched = analytics_stats.games(dashboard_store, limit=1)[0]["game"]
     answer = client.get(f"/game/{branched}").json()
-    assert answer["id"] == branched
+    assert answer["game"] == branched
     assert len(answer["sfens"]) == sum(m["usi"] is not None for m in answer["moves"]) + 1
     assert all("/" not in s["path"] for s in answer["sources"])
     assert answer["labels"] == analytics_stats.game_labels(dashboard_store, branched)
@@ -324,7 +327,7 @@ def test_ratings_and_evaluations(client, dashboard_store):
                if g["black_rating"] is not None and g["white_rating"] is not None]
     assert ratings and ratings == sorted(ratings, reverse=True)  # the rated games first
     _error(client.get("/explore", params={"min_rating": -5}), 422, "bad_parameter")
-    game = top[0]["id"]
+    game = top[0]["game"]
     moves = client.get(f"/game/{game}").json()["moves"]
     assert any(m["evaluation"] and m["evaluation"]["score_black"] is not None for m in moves)
 

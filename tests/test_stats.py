@@ -207,8 +207,11 @@ def test_label_games_and_game_labels(store, games):
     for example in examples:
         assert (side, label, example["ply"]) in {(l[0], l[2], l[3])
                                                  for l in by_game[example["game"]]["labels"]}
-    assert len(stats.label_games(store, label, limit=1)) == 1
-    assert stats.label_games(store, "no such castle") == []
+    # the limit counts games (a game both sides reached the label in is one, with two rows)
+    assert len({e["game"] for e in stats.label_games(store, label, limit=1)}) == 1
+    with pytest.raises(ValueError, match="unknown castle or opening 'no such castle': did "
+                                         "you mean"):  # issue 29: it answered "no games"
+        stats.label_games(store, "no such castle")
     assert stats.game_labels(store, 10 ** 6) == []
 
 
@@ -440,7 +443,10 @@ def test_stats_player_command(store):
     missing = runner.invoke(main, ["stats", "player", "nobody at all", "--store", str(store)])
     assert missing.exit_code == 1 and "no game in scope" in missing.output
     bad = runner.invoke(main, ["stats", "results", "--from", "yesterday", "--store", str(store)])
-    assert bad.exit_code == 1 and "not a date" in bad.output and "Traceback" not in bad.output
+    # a bad filter value is a usage error in every command (exit status 2), said in one line
+    assert bad.exit_code == 2 and "not a date" in bad.output and "Traceback" not in bad.output
+    assert bad.output.strip().splitlines() == ["Error: --since: not a date: 'yesterday' "
+                                               "(expected YYYY-MM-DD)"]
     none = runner.invoke(main, ["stats", "overview", "--store", str(store) + "-missing"])
     assert none.exit_code == 1 and "no store at" in none.output
 

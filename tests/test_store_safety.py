@@ -200,16 +200,20 @@ def test_an_older_store_format_is_migrated_by_the_next_writer(tmp_path):
                 schema = schema.set(i, field.with_type(__import__("pyarrow").int16()))
         pq.write_table(data.cast(schema), batch / f"{table}.parquet")
     (batch / "batch.json").unlink()
+    (batch / "placements.parquet").unlink()  # a store written before pattern search
     manifest = json.loads(store.manifest_path.read_text())
     del manifest["store_id"], manifest["superseded"]
     store.manifest_path.write_text(json.dumps({**manifest, "format": 3}))
     assert games(store) == 13  # readable as it is
     writer = Store(store.root)
     ingest_paths([KIF], writer)
-    assert writer.notes[0] == "store format 3 migrated to format 5"
+    assert writer.notes[0] == "store format 3 migrated to format 6"
     manifest = writer.manifest()
-    assert manifest["format"] == 5 and manifest["store_id"]
+    assert manifest["format"] == 6 and manifest["store_id"]
     assert games(writer) == 14
+    # the migration placed the older games' pieces: every game is found by pattern search
+    placed = writer.connect().execute("SELECT count(DISTINCT game) FROM placements").fetchone()
+    assert placed == (14,)
     time.sleep(0)  # (the superseded format-3 batch stays for the grace period)
     assert writer.batch_dir("b000001").exists()
 

@@ -1,9 +1,11 @@
 """定跡 — the opening explorer: from the even start, a handicap or any searched position, the
 board and every move played next with its games and its ▲/引き分け/△ result bar. Each move is
-a button (a click anywhere on its row plays it too); the breadcrumbs, the Back button and the ←
-key step back, → steps forward again along the line just left (else plays the most played
-move). Filters (sidebar): player, dates, event, handicap, and a minimum number of games. Under
-the moves, the position's dated games month by month (an expander).
+a button (a click anywhere on its row plays it too), and a move played on the board (drag or
+click; ``board.play_board``, the three most played moves drawn as arrows) is followed too;
+the breadcrumbs, the Back button and the ← key step back, → steps forward again along the
+line just left (else plays the most played move). Filters (sidebar): player, dates, event,
+handicap, and a minimum number of games. Under the moves, the position's dated games month
+by month (an expander).
 
 The URL holds the line: ``?start=香落ち&moves=3c3d+7g7f`` (``start``: a handicap name or an
 SFEN; ``moves``: USI as the page writes them, but a link may give them in KIF or KI2, as the
@@ -80,6 +82,11 @@ def go(start: str, moves: list) -> None:
     nav.set_url(nav.explorer_params(start, moves))
 
 
+def board_move(usi: str, start: str, moves: list) -> None:
+    """A move played on the board: the explorer follows it, as a click on its row does."""
+    go(start, moves + [usi])
+
+
 def step_back(start: str, moves: list, to: int) -> None:
     """Go back to the first ``to`` moves of the line shown, remembering the line (unless a
     longer one that continues it is remembered already) for the → key."""
@@ -134,7 +141,7 @@ def _rating(value) -> str:
 
 
 def _percent(value) -> str:
-    return "—" if value is None else f"{100 * value:.0f}%"
+    return "—" if value is None else f"{100 * value:.1f}%"
 
 
 def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index: int,
@@ -157,10 +164,11 @@ def move_row(m: dict, total: int, start: str, moves: list, handicap: bool, index
             f'<span class="bar" title="{escape(black)}勝ち {m["black_wins"]:,} · 引き分け '
             f'{m["draws"]:,} · {escape(white)}勝ち {m["white_wins"]:,} · no result '
             f'{m["other"]:,}">'
-            + display.result_bar(m["black_wins"], m["draws"], m["white_wins"], m["other"])
+            + display.result_bar(m["black_wins"], m["draws"], m["white_wins"], m["other"],
+                                 short=True)
             + f'</span><span class="n">{_percent(score)}</span>'
             f'<span class="n decided" title="{escape(black)}\'s score is over '
-            f'{played.decided:,} decided games">{played.decided:,}</span>'
+            f'{display.count(played.decided, "decided game")}">{played.decided:,}</span>'
             + (f'<span class="n rating">{_rating(m["average_rating"])}</span>'
                f'<span class="n perf">{_rating(m["performance"])}</span>' if rated else "")
             + f'<span class="latest">{escape(m["latest_date"] or "—")}</span></div>',
@@ -180,7 +188,9 @@ def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
         st.markdown(
             f'<div class="kifudb-move-head"><span class="move">Move</span>'
             f'<div class="kifudb-move-stats"><span class="n">Games</span>'
-            f'<span class="n">Share</span><span class="bar">▲勝 · 分 · △勝</span>'
+            f'<span class="n">Share</span><span class="bar" title="Black\'s wins, draws and '
+            f'White\'s wins as shares of the decided games; beside the bar, the games without a '
+            f'result">▲勝 · 分 · △勝 of decided · no result</span>'
             f'<span class="n" title="{escape(black)}\'s score (a draw counts half) over the '
             f'decided games">▲ score</span><span class="n decided" title="The decided games (a win '
             f'or a draw) the score stands on">decided</span>'
@@ -194,10 +204,11 @@ def moves_list(found: list, start: str, moves: list, handicap: bool) -> None:
         for index, m in enumerate(found[:SHOWN]):
             move_row(m, total, start, moves, handicap, index, rated)
         if len(found) > SHOWN:
-            with st.expander(f"{len(found) - SHOWN} more moves"):
+            with st.expander(f"{display.count(len(found) - SHOWN, 'more move')}"):
                 for index, m in enumerate(found[SHOWN:], start=SHOWN):
                     move_row(m, total, start, moves, handicap, index, rated)
-    st.caption("Click a move to play it; ← and → step back and forward.")
+    st.caption("Click a move, or play it on the board, to follow it; ← and → step back and "
+               "forward.")
 
 
 def history_section(sfen: str, chosen) -> None:
@@ -206,7 +217,7 @@ def history_section(sfen: str, chosen) -> None:
     months = position_history(sfen, filters=chosen)
     if not months:
         return
-    with st.expander(f"By month · {len(months)} months with dated games",
+    with st.expander(f"By month · {display.count(len(months), 'month')} with dated games",
                      icon=":material/calendar_month:"):
         st.bar_chart(pl.DataFrame(months).select("month", "games"), x="month", y="games",
                      height=200)
@@ -253,6 +264,16 @@ def step_buttons(start: str, moves: list, found: list, sfen: str) -> None:
         nav.open_search(sfen)
 
 
+def opening_name(start_sfen: str, moves: list, handicap: bool) -> None:
+    """The openings and castles reached along the line (``display.line_labels``), above the
+    board and the moves, as lichess names the opening."""
+    named = display.line_labels(start_sfen, moves, handicap)
+    with st.container(key="explorer-opening"):
+        st.markdown("##### " + (display.plain(named) if named else
+                                "開始局面 · the start" if not moves else
+                                "No opening or castle recognised yet"))
+
+
 def main() -> None:
     require_store()
     st.title("定跡 Opening explorer")
@@ -276,6 +297,7 @@ def main() -> None:
                           "as a custom start.")
     with top[1]:
         breadcrumbs(start, start_sfen, moves)
+    opening_name(start_sfen, moves, handicap)
 
     position = given.position
     sfen = position.sfen()
@@ -286,7 +308,9 @@ def main() -> None:
         found = None
     left, right = st.columns([5, 7], gap="medium")
     with left:
-        board.show_board(position, last_move=given.last_move, handicap=handicap)
+        board.play_board(position, key="explorer-board", last_move=given.last_move,
+                         handicap=handicap, arrows=board.played_arrows(found or []),
+                         on_move=board_move, args=(start, moves))
         step_buttons(start, moves, found or [], sfen)
         play_moves(sfen, start, moves)
 
@@ -296,24 +320,32 @@ def main() -> None:
         total = sum(m["count"] for m in found)
         suffix = f" · {filters.describe(chosen)}" if chosen else ""
         if found:
-            st.subheader(f"{len(found)} moves played next · {total:,} games{suffix}")
+            st.subheader(f"{display.count(len(found), 'move')} played next · "
+                         f"{display.count(total, 'game')}{suffix}")
             moves_list(found, start, moves, handicap)
             history_section(sfen, chosen)
         else:
             st.info("No game in the store continues from this position"
                     + (" with these filters." if chosen or min_count > 1 else "."),
                     icon=":material/search_off:")
-        st.subheader("Latest games through this position")
-        latest = search(sfen, limit=LATEST, one_per_game=True)
-        if latest:
-            games_table([{**h, "next": display.move_text(position, h["next_move"])
-                         if h["next_move"] else "—"} for h in latest],
-                        key="explorer-games", extra=("next",), hide=("ply",))
-            games_download("explorer", "The games through this position"
-                           + (" that fit the filters" if chosen else ""), "kifudb-explorer",
-                           filters=chosen, sfen=sfen)
-        else:
-            st.caption("No game of the store reached this position.")
+    latest_games(position, sfen, chosen)
+
+
+def latest_games(position, sfen: str, chosen) -> None:
+    """The latest games through the position that fit the filters, across the page's width
+    (names and events whole), and all of them to download."""
+    st.subheader("Latest games through this position")
+    latest = search(sfen, limit=LATEST, one_per_game=True, filters=chosen)
+    if latest:
+        games_table([{**h, "next": display.move_text(position, h["next_move"])
+                     if h["next_move"] else "—"} for h in latest],
+                    key="explorer-games", extra=("next",), hide=("ply",))
+        games_download("explorer", "The games through this position"
+                       + (" that fit the filters" if chosen else ""), "kifudb-explorer",
+                       filters=chosen, sfen=sfen)
+    else:
+        st.caption("No game of the store reached this position"
+                   + (f" ({filters.describe(chosen)})." if chosen else "."))
 
 
 if __name__ == "__main__":

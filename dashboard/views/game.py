@@ -1,9 +1,11 @@
 """棋譜 — the game viewer: step through a game move by move (buttons, the ← → keys, the
-slider, or a click in the move list); the KIF move list with times and comments; the castles
-and openings each side reached, with the ply (a click jumps there); the variations, read back
-on the board; the record's headers and sources, and the game to download as KIF, KI2, CSA,
-JKF or USI (``analytics.export.record_text``) or to copy as KIF text; the position on the
-board to copy as SFEN (under the board) or as a KIF board diagram. Under the title, the game's
+slider, a click in the move list, or the game's next move played on the board; another move
+played there opens the explorer with it; the engine's best move is an arrow); the KIF move
+list with times and comments; the castles and openings each side reached, with the ply (a
+click jumps there); the variations, read back on the board; the record's headers and
+sources, and the game to download as KIF, KI2, CSA, JKF or USI
+(``analytics.export.record_text``) or to copy as KIF text; the position on the board to copy
+as SFEN (under the board) or as a KIF board diagram. Under the title, the game's
 novelty (``analytics.novelty``: the first position no earlier game reached), one click away.
 
 With an engine's evaluations in the record, a graph of them (▲ Black's point of view; a click
@@ -30,7 +32,8 @@ from kifudb.core.notation.bod import bod_text
 from kifudb.core.position import STARTING_SFEN, Position
 from kifudb.core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES
 from kifudb.analytics import game_record as stored_game
-from kifudb.dashboard import board, display, evaluation_chart, nav
+from kifudb.dashboard import board, display, evaluation_chart, filters, nav
+from kifudb.dashboard.downloads import ENCODED, ENCODINGS
 from kifudb.dashboard.games_table import games_table
 from kifudb.dashboard.position_form import MAX_GAME, whole_number
 from kifudb.dashboard.state import require_store, stored
@@ -133,7 +136,7 @@ def headline(info: dict) -> None:
     st.title(display.plain(f"▲{info['black'] or '?'}  対  △{info['white'] or '?'}"))
     facts = [info["date"] or "undated", info["event"] or "no event",
              display.result_text(info["winner"], info["reason"], handicap_game(info)),
-             f"{info['moves']} moves"]
+             display.count(info['moves'], "move")]
     if handicap_game(info):
         name = handicap_name(info.get("start_sfen") or "") or info["handicap"]
         facts.insert(2, f"{name}: ▲下手 · △上手")
@@ -157,12 +160,34 @@ def novelty_note(game: int, record: dict, ply: int) -> None:
         return
     move = record["moves"][found["ply"] - 1]["ki2"] if found["ply"] <= len(record["moves"]) else ""
     st.caption(display.plain(f"★ Novelty: {found['ply']}手 {move or ''} — the first position "
-                             f"no earlier game reached ({found['earlier_games']} earlier "
-                             f"game(s) had reached the one before)."))
-    if found["ply"] != ply and st.button("Go to novelty", key=f"novelty-{game}",
-                                         icon=":material/star:"):
+                             f"no earlier game reached "
+                             f"({display.count(found['earlier_games'], 'earlier game')} had "
+                             f"reached the one before)."))
+    # shown at the novelty too (disabled): the page keeps its shape, and the board its frame
+    if st.button("Go to novelty", key=f"novelty-{game}", icon=":material/star:",
+                 disabled=found["ply"] == ply):
         go_to(game, found["ply"])
         st.rerun()
+
+
+#: A comment line that is an engine's log (CSA ``** 24 +8877GI -3122GI``, floodgate's way).
+ENGINE_LINE = "**"
+
+
+def comment_text(record: dict, ply: int) -> str:
+    """The comment of the move at ``ply`` as a reader wants it: an engine's raw line (``** 24
+    +8877GI -3122GI``) becomes its score and principal variation in Japanese notation
+    (``analytics.game_record.evaluation_shown``: ``評価値 +24 ▲８八銀 △２二銀``); the other
+    lines as written."""
+    row = record["moves"][ply - 1]
+    lines = (row["comment"] or "").splitlines()
+    kept = [line for line in lines if not line.lstrip().startswith(ENGINE_LINE)]
+    if len(kept) < len(lines) and ply < len(record["sfens"]):
+        shown = stored_game.evaluation_shown(row.get("evaluation"), record["sfens"][ply],
+                                             row["usi"])
+        if shown is not None:
+            kept.insert(0, f"評価値 {shown['text']}")
+    return "\n".join(kept)
 
 
 def move_table(record: dict) -> pl.DataFrame:
@@ -180,7 +205,7 @@ def move_table(record: dict) -> pl.DataFrame:
                       "written": row["text"], "time": clock(row["seconds"]),
                       "total": clock(spent[black]) if row["seconds"] is not None else "",
                       "score": stored_game.score_text(row.get("evaluation")),
-                      "comment": row["comment"] or ""})
+                      "comment": comment_text(record, row["ply"])})
     columns = ["ply", "move", "written", "time", "total", "score", "comment"]
     # an engine's game shows its scores in place of the moves as written (a CSA log's
     # +7776FU: in the Record tab still); another game has no score to show
@@ -192,15 +217,15 @@ def move_table(record: dict) -> pl.DataFrame:
 #: (448 px in all: an engine's game shows its score in place of the move as written; a long
 #: comment is cut short in the list, and shown whole under the board at its move).
 _MOVE_COLUMNS = {
-    "ply": st.column_config.NumberColumn("手", width=40),
-    "move": st.column_config.TextColumn("Move", width=92),
-    "written": st.column_config.TextColumn("As written", width=96),
+    "ply": st.column_config.NumberColumn("手", width=40, help="手数: the ply"),
+    "move": st.column_config.TextColumn("指し手 Move", width=92),
+    "written": st.column_config.TextColumn("表記 As written", width=96),
     "time": st.column_config.TextColumn("Time", width=52),
     "total": st.column_config.TextColumn("Total", width=64, help="The side's time so far"),
     "score": st.column_config.TextColumn("Score", width=64,
                                          help="The engine's score in the record, from ▲ Black's "
                                               "point of view (+M7: ▲ mates in 7)"),
-    "comment": st.column_config.TextColumn("Comment", width=104)}
+    "comment": st.column_config.TextColumn("コメント Comment", width=104)}
 
 
 def move_list(record: dict, ply: int, game: int) -> None:
@@ -211,7 +236,7 @@ def move_list(record: dict, ply: int, game: int) -> None:
     pick_move(frame.slice(first, WINDOW), f"moves-{game}-{ply}", record, ply, game)
     if len(frame) > WINDOW:
         st.caption(f"Moves {first + 1}–{min(first + WINDOW, len(frame))} of {len(frame)}.")
-        with st.expander(f"All {len(frame)} moves"):
+        with st.expander(f"All {display.count(len(frame), 'move')}"):
             pick_move(frame, f"all-moves-{game}-{ply}", record, ply, game)
 
 
@@ -325,15 +350,28 @@ def downloads(game: int) -> None:
     """The game as a file of each format (a format that cannot hold all of it says what it
     leaves out; a game that cannot be written says why), and its KIF text to copy."""
     st.markdown("**Download**")
+    encoding = st.segmented_control(
+        "Encoding of KIF, KI2 and CSA", list(ENCODINGS), format_func=ENCODINGS.get,
+        default="utf-8", required=True, key=f"download-encoding-{game}",
+        help="UTF-8, or Shift_JIS (cp932) for old Windows tools; the file declares it (JKF "
+             "and USI are always UTF-8).")
     cells = st.columns(len(FORMATS))
     for cell, fmt in zip(cells, FORMATS):
-        written = record_text(game, fmt)
-        if written["text"] is None:
+        chosen = encoding if fmt in ENCODED else "utf-8"
+        written = record_text(game, fmt, chosen)
+        data = None
+        if written["text"] is not None:
+            try:
+                data = written["text"].encode(chosen)
+            except UnicodeEncodeError as error:
+                written = {**written, "problem": f"{chosen} has no character "
+                                                 f"{error.object[error.start]!r} of this game"}
+        if data is None:
             cell.button(fmt.upper(), disabled=True, key=f"download-{fmt}-{game}",
                         help=display.plain(written["problem"]), width="stretch")
             continue
         said = written["left_out"]
-        cell.download_button(fmt.upper(), written["text"].encode("utf-8"),
+        cell.download_button(fmt.upper(), data,
                              file_name=f"game-{game}{EXTENSIONS[fmt]}", mime=MEDIA_TYPES[fmt],
                              key=f"download-{fmt}-{game}", on_click="ignore", width="stretch",
                              icon=":material/download:",
@@ -360,10 +398,14 @@ def open_here(row: dict) -> None:
     st.rerun()
 
 
-def pick_game(current) -> None:
-    """The latest games; a click opens one here (each game shown has its own table, so a
-    click is taken once)."""
-    games_table(latest_games(limit=20), key=f"game-pick-{current}", ply=False, on_pick=open_here)
+def pick_game(current, chosen=None) -> None:
+    """The latest games (of the sidebar's filters ``chosen``); a click opens one here (each
+    game shown has its own table, so a click is taken once)."""
+    chosen = chosen if chosen is not None else filters.GameFilter()
+    found = latest_games(limit=20, filters=chosen)
+    if not found:
+        st.caption("No game" + (f" ({filters.describe(chosen)})." if chosen else "."))
+    games_table(found, key=f"game-pick-{current}", ply=False, on_pick=open_here)
 
 
 def game_input(game: int | None) -> None:
@@ -376,10 +418,11 @@ def game_input(game: int | None) -> None:
 
 def main() -> None:
     require_store()
+    chosen = filters.game_filter()
     raw = st.query_params.get("game")
     game = None if raw is None else whole_number(raw, 1, MAX_GAME)
     if raw is None:  # nothing asked for: the newest game
-        latest = latest_games(limit=1)
+        latest = latest_games(limit=1, filters=chosen)
         game = latest[0]["game"] if latest else None
     game_input(game)
     if game is None:
@@ -388,7 +431,7 @@ def main() -> None:
             st.error(display.plain(f"Not a game id: {display.shortened(raw)!r} (a game id is a "
                                    f"whole number from 1)."), icon=":material/block:")
             st.subheader("Latest games")
-            pick_game(raw)
+            pick_game(raw, chosen)
         else:
             st.info("The store holds no game yet.", icon=":material/description:")
         return
@@ -397,7 +440,7 @@ def main() -> None:
         st.title("棋譜 Game viewer")
         st.error(f"No game {game} in the store.", icon=":material/block:")
         st.subheader("Latest games")
-        pick_game(game)
+        pick_game(game, chosen)
         return
 
     info, sfens = record["info"], record["sfens"]
@@ -413,14 +456,21 @@ def main() -> None:
         last_move = record["moves"][ply - 1]["usi"] if ply else False
         note = (f"{ply}手 {record['moves'][ply - 1]['ki2']}" if ply else "開始局面") \
             + f" · {board.turn_text(position, handicap)}"
-        board.show_board(position, last_move=last_move, caption=note, handicap=handicap)
+        following = record["moves"][ply]["usi"] if ply < last else None
+        played = board.play_board(
+            position, key="game-board", last_move=last_move or None, caption=note,
+            handicap=handicap, on_move=board.game_step, args=(game, ply, following),
+            arrows=board.engine_arrow(record["moves"][ply - 1]["evaluation"] if ply else None))
+        if played:  # another move than the game's: the explorer from here, with it
+            nav.open_explorer(info["start_sfen"],
+                              [m["usi"] for m in record["moves"][:ply]] + [played])
         step_buttons(game, ply, last)
         ply_slider(game, ply, last)
         target = evaluation_chart.show(record, ply, key=f"evaluation-{game}-{ply}")
         if target is not None and target != ply:  # a click on the graph
             go_to(game, target)
             st.rerun()
-        comment = record["moves"][ply - 1]["comment"] if ply else None
+        comment = comment_text(record, ply) if ply else None
         if comment:
             st.info(display.plain(comment, lines=True), icon=":material/chat:")
         copy_position(position, handicap)
@@ -441,8 +491,9 @@ def main() -> None:
         with tabs[3]:
             headers_tab(info)
             downloads(game)
-    with st.expander("Latest games of the store"):
-        pick_game(game)
+    with st.expander("Latest games of the store"
+                     + (f" · {filters.describe(chosen)}" if chosen else "")):
+        pick_game(game, chosen)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 how often each side plays it and how it scores, and example games; then every label's share
 over the years, win rates with their 95% intervals, and which castle (or opening) meets which.
 
-The URL holds ``kind`` (castle or opening) and ``label``.
+The URL holds ``kind`` (castle or opening), ``study`` (the label studied) and the
+sidebar's filters (``dashboard.filters``; ``label`` is the filter "castle or opening reached").
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from kifudb.analytics import stats
 from kifudb.analytics.filters import GameFilter
 from kifudb.dashboard import board, charts, display, filters, nav
 from kifudb.dashboard.games_table import games_table
-from kifudb.dashboard.tables import CLICK, picked_in
+from kifudb.dashboard.tables import CLICK, as_percent, percent_column, picked_in
 from kifudb.dashboard.state import require_store, stored
 
 label_frequencies = stored(stats.label_frequencies)
@@ -29,27 +30,27 @@ GRID_LABELS = 10
 
 def forget_label() -> None:
     """A new kind: study its most played label."""
-    st.session_state.pop("label", None)
-    if "label" in st.query_params:
-        del st.query_params["label"]
+    st.session_state.pop("study", None)
+    if "study" in st.query_params:
+        del st.query_params["study"]
 
 
 def pick_label(rates: list, kind: str) -> str | None:
-    """The label studied: from the URL (``label``), else the most played one."""
+    """The label studied: from the URL (``study``), else the most played one."""
     labels = list(dict.fromkeys(r["label"] for r in rates))
     if not labels:
         return None
-    wanted = st.query_params.get("label")
-    if wanted and wanted not in labels and "label" not in st.session_state:
+    wanted = st.query_params.get("study")
+    if wanted and wanted not in labels and "study" not in st.session_state:
         st.warning(display.plain(f"No game in scope reached {display.shortened(wanted)!r} as "
                                  f"a {kind}; showing the most played one instead."),
                    icon=":material/label:")
-    nav.from_url("label", labels, labels[0])
-    if st.session_state["label"] not in labels:
-        st.session_state["label"] = labels[0]
-    label = st.selectbox("Study", labels, key="label", format_func=display.label_text,
+    nav.from_url("study", labels, labels[0])
+    if st.session_state["study"] not in labels:
+        st.session_state["study"] = labels[0]
+    label = st.selectbox("Study", labels, key="study", format_func=display.label_text,
                          width=420)
-    nav.to_url("label", label)
+    nav.to_url("study", label)
     return label
 
 
@@ -72,7 +73,7 @@ def label_panel(label: str, rates: list, chosen: GameFilter) -> None:
             if row is None:
                 cell.metric(display.SIDES[side], "—", help="No game in scope", border=True)
                 continue
-            cell.metric(f"{display.SIDES[side]} · {row['games']:,} games",
+            cell.metric(f"{display.SIDES[side]} · {display.count(row['games'], 'game')}",
                         display.score_text(row["score"]), border=True,
                         delta=f"of {row['decided']:,} decided · 95%: "
                               f"{display.score_text(row['ci_low'])}–"
@@ -80,7 +81,8 @@ def label_panel(label: str, rates: list, chosen: GameFilter) -> None:
                         else "no decided game", delta_color="off", delta_arrow="off",
                         help=f"{row['wins']} wins, {row['losses']} losses, {row['draws']} draws "
                              f"for the side that played it; the score is over its "
-                             f"{row['decided']:,} decided games (a draw counts half)")
+                             f"{display.count(row['decided'], 'decided game')} (a draw counts "
+                             f"half)")
         st.markdown("**Example games** (newest first)")
         games_table(examples, key=f"examples-{label}", height=min(38 + 35 * len(examples), 400))
 
@@ -107,8 +109,8 @@ def frequencies_tab(kind: str, top: list, chosen: GameFilter, min_games: int,
                            for entry in table.values()],
                           schema=["label", "black_games", "black_share", "white_games",
                                   "white_share", "name"], infer_schema_length=None)
-    share = {"format": "percent", "min_value": 0.0, "max_value": 1.0}
     key = f"frequencies-{kind}"
+    frame = as_percent(frame, "black_share", "white_share")
     st.dataframe(frame, key=key, hide_index=True, on_select=study(key, list(table)),
                           selection_mode=CLICK, width="stretch",
                           column_order=["name", "black_games", "black_share", "white_games",
@@ -116,9 +118,9 @@ def frequencies_tab(kind: str, top: list, chosen: GameFilter, min_games: int,
                           column_config={
                               "name": st.column_config.TextColumn(display.KINDS[kind]),
                               "black_games": st.column_config.NumberColumn("▲ games"),
-                              "black_share": st.column_config.ProgressColumn("▲ share", **share),
+                              "black_share": percent_column("▲ share"),
                               "white_games": st.column_config.NumberColumn("△ games"),
-                              "white_share": st.column_config.ProgressColumn("△ share", **share)})
+                              "white_share": percent_column("△ share")})
 
 
 def study(key: str, labels: list):
@@ -127,14 +129,14 @@ def study(key: str, labels: list):
     def picked():
         row = picked_in(key)
         if row is not None and row < len(labels):
-            st.session_state["label"] = labels[row]
+            st.session_state["study"] = labels[row]
     return picked
 
 
 def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
     shown = [r for r in rates if r["games"] >= min_games]
     if not shown:
-        st.caption(f"No {kind} played in at least {min_games} games.")
+        st.caption(f"No {kind} played in at least {display.count(min_games, 'game')}.")
         return
     top = list(dict.fromkeys(r["label"] for r in shown))[:15]
     charts.draw(charts.win_rates, [r for r in shown if r["label"] in top])
@@ -143,6 +145,7 @@ def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
                             "interval": display.score_text(r["ci_low"], None, None) + " – "
                             + display.score_text(r["ci_high"])} for r in shown],
                           infer_schema_length=None)
+    frame = as_percent(frame, "score")
     key = f"rates-{kind}"
     st.dataframe(frame, key=key, hide_index=True, on_select=study(key, [r["label"] for r in shown]),
                           selection_mode=CLICK, width="stretch",
@@ -152,8 +155,7 @@ def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
                               "name": st.column_config.TextColumn(display.KINDS[kind]),
                               "decided": st.column_config.NumberColumn(
                                   "decided", help="The decided games the score stands on"),
-                              "score": st.column_config.ProgressColumn(
-                                  "score", format="percent", min_value=0.0, max_value=1.0),
+                              "score": percent_column("score"),
                               "interval": st.column_config.TextColumn("95% interval")})
 
 
@@ -173,6 +175,7 @@ def pairings_tab(kind: str, chosen: GameFilter, min_games: int) -> None:
                             "interval": display.score_text(r["ci_low"]) + " – "
                             + display.score_text(r["ci_high"])} for r in rows],
                           infer_schema_length=None)
+    frame = as_percent(frame, "black_score")
     st.dataframe(frame, hide_index=True, width="stretch",
                  column_order=["black", "white", "games", "black_wins", "white_wins", "draws",
                                "decided", "black_score", "interval"],
@@ -183,8 +186,7 @@ def pairings_tab(kind: str, chosen: GameFilter, min_games: int) -> None:
                      "decided": st.column_config.NumberColumn(
                          "decided", help="The decided games the score stands on"),
                      "white_wins": st.column_config.NumberColumn("△ wins"),
-                     "black_score": st.column_config.ProgressColumn(
-                         "▲ score", format="percent", min_value=0.0, max_value=1.0),
+                     "black_score": percent_column("▲ score"),
                      "interval": st.column_config.TextColumn("95% interval")})
 
 

@@ -54,7 +54,7 @@ def results_glance(size: dict) -> None:
     st.caption(f"▲先手勝ち {total.black:,} · 引き分け {total.draws:,} · △後手勝ち {total.white:,} · "
                f"no result {total.other:,} — ▲先手's score "
                f"{display.score_text(total.score(), *total.wilson())} over "
-               f"{total.decided:,} decided games")
+               f"{display.count(total.decided, 'decided game')}")
     st.page_link(nav.RESULTS.path, label="Results over time, by reason, game lengths",
                  icon=nav.RESULTS.icon)
 
@@ -103,7 +103,8 @@ def top_labels(kind: str) -> None:
                                   help="Games in which ▲ or △ played it (counted per side)")})
     row = picked(shown.selection)
     if row is not None and row < len(top):
-        st.switch_page(nav.OPENINGS.path, query_params={"kind": kind, "label": top[row]["label"]})
+        st.switch_page(nav.OPENINGS.path,
+                       query_params=nav.with_filters({"kind": kind, "study": top[row]["label"]}))
 
 
 def main() -> None:

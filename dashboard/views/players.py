@@ -2,8 +2,10 @@
 △後手 (with 95% intervals), favourite openings and castles, head-to-head records against each
 opponent, and the latest games, the last one on the board.
 
-The URL holds ``player`` (the exact name as stored) and ``opponent``. Names come from the
-records: they are shown as text (``display.plain``, table cells), never read as Markdown.
+The URL holds ``name`` (the player's exact name as stored), ``opponent`` and the sidebar's
+filters (``dashboard.filters``; ``player`` is the filter on either player's name). Names come
+from the records: they are shown as text (``display.plain``, table cells), never read as
+Markdown.
 """
 
 from __future__ import annotations
@@ -13,10 +15,10 @@ import streamlit as st
 
 from kifudb.analytics import elo, stats
 from kifudb.analytics.filters import GameFilter
-from kifudb.dashboard import board, display, filters, nav
+from kifudb.dashboard import board, charts, display, filters, nav
 from kifudb.dashboard.downloads import games_download
 from kifudb.dashboard.games_table import games_table
-from kifudb.dashboard.tables import CLICK, picked, picked_in
+from kifudb.dashboard.tables import CLICK, as_percent, percent_column, picked, picked_in
 from kifudb.dashboard.state import require_store, stored
 
 players = stored(stats.players)
@@ -40,11 +42,12 @@ def seat_rows(rows: list, player: str, opponent: str | None = None) -> list:
 
 
 def score_metric(cell, title: str, side: dict) -> None:
-    cell.metric(f"{title} · {side['games']:,} games", display.score_text(side["score"]),
+    cell.metric(f"{title} · {display.count(side['games'], 'game')}",
+                display.score_text(side["score"]),
                 delta=decided_text(side), delta_color="off", delta_arrow="off", border=True,
                 help=f"{side['wins']} wins, {side['losses']} losses, {side['draws']} draws; "
-                     f"the score is over the {side['decided']:,} decided games (a draw counts "
-                     f"half)")
+                     f"the score is over the {display.count(side['decided'], 'decided game')} "
+                     f"(a draw counts half)")
 
 
 def decided_text(record: dict) -> str:
@@ -64,22 +67,23 @@ SCORE_COLUMNS = {
     "draws": st.column_config.NumberColumn("=", width=40),
     "decided": st.column_config.NumberColumn("decided", width=60,
                                              help="The decided games the score stands on"),
-    "score": st.column_config.ProgressColumn("score", format="percent", min_value=0.0,
-                                             max_value=1.0, width=96),
+    "score": percent_column("score", width=96),
 }
 
 
 def everyone(listed: list) -> None:
     """The table of players; a click opens one (at the top of the page)."""
-    st.subheader(f"{len(listed):,} players" + (" (the most active)" if len(listed) >= LISTED
-                                               else ""))
+    st.subheader(display.count(len(listed), "player")
+                 + (" (the most active)" if len(listed) >= LISTED else ""))
     frame = pl.from_dicts(listed, schema=["player", "games", "wins", "losses", "draws",
                                           "decided", "score", "ci_low", "ci_high"],
                           infer_schema_length=None)
+    frame = as_percent(frame, "score", "ci_low", "ci_high")
+
     def open_player():
         row = picked_in("players-table")
         if row is not None and row < len(listed):
-            st.session_state["player"] = listed[row]["player"]
+            st.session_state["name"] = listed[row]["player"]
 
     st.dataframe(frame, key="players-table", hide_index=True, on_select=open_player,
                           selection_mode=CLICK, width="stretch", height=560,
@@ -88,11 +92,11 @@ def everyone(listed: list) -> None:
                           column_config={
                               "player": st.column_config.TextColumn("player", width=124),
                               **SCORE_COLUMNS,
-                              "ci_low": st.column_config.NumberColumn(
-                                  "low", format="percent", width=52,
+                              "ci_low": percent_column(
+                                  "low", bar=False, width=52,
                                   help="The score's 95% interval: its lower end"),
-                              "ci_high": st.column_config.NumberColumn(
-                                  "high", format="percent", width=52,
+                              "ci_high": percent_column(
+                                  "high", bar=False, width=52,
                                   help="The score's 95% interval: its upper end")})
 
 
@@ -100,8 +104,8 @@ def labels_table(rows: list, kind: str, key: str) -> None:
     if not rows:
         st.caption("None recognised.")
         return
-    frame = pl.from_dicts([{**r, "name": display.label_text(r["label"])} for r in rows],
-                          infer_schema_length=None)
+    frame = as_percent(pl.from_dicts([{**r, "name": display.label_text(r["label"])}
+                                      for r in rows], infer_schema_length=None), "score")
     shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
                           selection_mode=CLICK, width="stretch", placeholder="—",
                           column_order=["name", "games", "wins", "losses", "draws", "decided",
@@ -113,8 +117,8 @@ def labels_table(rows: list, kind: str, key: str) -> None:
                           height=min(38 + 35 * len(rows), 320))
     row = picked(shown.selection)
     if row is not None and row < len(rows):
-        st.switch_page(nav.OPENINGS.path, query_params={"kind": kind,
-                                                         "label": rows[row]["label"]})
+        st.switch_page(nav.OPENINGS.path, query_params=nav.with_filters(
+            {"kind": kind, "study": rows[row]["label"]}))
 
 
 def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
@@ -123,7 +127,7 @@ def opponents_section(player: str, summary: dict, chosen: GameFilter) -> None:
         st.caption("No named opponent.")
         return
     names = [o["opponent"] for o in opponents]
-    labels = {o["opponent"]: f"{o['opponent']} — {o['games']} games, "
+    labels = {o["opponent"]: f"{o['opponent']} — {display.count(o['games'], 'game')}, "
                              f"+{o['wins']} −{o['losses']} ={o['draws']}" for o in opponents}
     nav.from_url("opponent", names, names[0])
     if st.session_state["opponent"] not in names:
@@ -151,12 +155,12 @@ def rating_section(player: str, chosen: GameFilter) -> None:
         st.caption("No computed rating: no decided, dated game against a named opponent.")
         return
     st.metric("Computed rating (Elo)", f"{rated['rating']:.0f}", border=True,
-              delta=f"over {rated['games']} decided dated game(s)", delta_color="off",
+              delta=f"over {display.count(rated['games'], 'decided dated game')}",
+              delta_color="off",
               delta_arrow="off",
               help="Elo from 1500, K = 20, over the store's decided, dated games in date order "
                    "(analytics/elo.py); few games make it say little.")
-    history = pl.DataFrame(rated["history"]).with_columns(pl.col("date").str.to_date())
-    st.line_chart(history, x="date", y="rating", height=220)
+    charts.draw(charts.rating_history, list(rated["history"]))
 
 
 def player_page(player: str, chosen: GameFilter) -> None:
@@ -192,7 +196,8 @@ def player_page(player: str, chosen: GameFilter) -> None:
                     height=min(38 + 35 * len(recent), 420))
         name = summary.get("player", player)
         games_download("player", f"{name}'s games" + (" that fit the filters" if chosen else ""),
-                       "kifudb-player", filters=chosen.replace(player=name))
+                       "kifudb-player", filters=chosen.replace(player=name),
+                       count=summary["games"])
     columns = st.columns(2, gap="large")
     with columns[0]:
         st.subheader("Favourite openings")
@@ -214,9 +219,9 @@ def main() -> None:
         st.error(display.message(error), icon=":material/warning:")
         return
     names = [p["player"] for p in listed]
-    if names and st.session_state.get("player") is None and "player" not in st.query_params:
-        st.session_state["player"] = names[0]  # nothing asked for: the most active player
-    player = st.selectbox("Player", names, index=None, key="player", bind="query-params",
+    if names and st.session_state.get("name") is None and "name" not in st.query_params:
+        st.session_state["name"] = names[0]  # nothing asked for: the most active player
+    player = st.selectbox("Player", names, index=None, key="name", bind="query-params",
                           placeholder="Type a name…", accept_new_options=True,
                           help="Any name as stored (a name not in the list can be typed)",
                           width=420)

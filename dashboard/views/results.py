@@ -45,8 +45,9 @@ def headline(total: dict) -> None:
                            f"{display.score_text(total['ci_high'])}"
                            if total["ci_low"] is not None else "no decided game"),
                     delta_color="off", delta_arrow="off",
-                    help=f"Over the {decided:,} decided games (a draw counts half); the "
-                         f"{total['other']:,} games without a result are left out.")
+                    help=f"Over the {display.count(decided, 'decided game')} (a draw counts "
+                         f"half); the {display.count(total['other'], 'game')} without a result "
+                         f"are left out.")
     st.html(display.result_bar(total["black_wins"], total["draws"], total["white_wins"],
                                total["other"], height=28))
 
