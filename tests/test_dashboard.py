@@ -15,21 +15,20 @@ import html
 import json
 import re
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from kifudb.analytics.position_input import position_from_moves
 from kifudb.core.move import code_usi
-from kifudb.store.folder import Store
 from kifudb.core.move import Move
 from kifudb.core.notation import ki2_move
 from kifudb.core.position import Position
 from kifudb.core.notation.bod import bod_text
 from kifudb.dashboard.display import count as counted
 
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+from dashboard_pages import db, page, run, store_env, table  # noqa: F401 (fixtures)
+
 START = Position()
 
 
@@ -41,37 +40,8 @@ def sfen(position: Position) -> str:
 # ----- opening pages, reading them ----------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def store_env(monkeypatch, dashboard_store):
-    monkeypatch.setenv("KIFUDB_STORE", str(dashboard_store))
-
-
-@pytest.fixture(scope="module")
-def db(dashboard_store):
-    """Plain DuckDB over the store's views: the independent answers."""
-    connection = Store(dashboard_store).connect()
-    yield connection
-    connection.close()
-
-
 def one(db, sql: str, *parameters):
     return db.execute(sql, list(parameters)).fetchone()[0]
-
-
-def run(at) -> AppTest:
-    """Run the app (``at``, or the app of a widget just set or clicked); no exception."""
-    at = at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def page(view: str, /, **params) -> AppTest:
-    """The page ``views/VIEW.py`` opened with URL parameters ``params``."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({k: str(v) for k, v in params.items()})
-    run(at)  # the entry page: the sidebar, then the default page
-    at.switch_page(f"views/{view}.py")
-    return run(at)
 
 
 def shown(markdown: str) -> str:
@@ -115,10 +85,6 @@ def click_row(at: AppTest, prefix: str, row: int, column: str | None = None) -> 
     at.session_state[found.key] = {"selection": {"rows": [], "columns": [],
                                                  "cells": [(row, column)]}}
     return run(at)
-
-
-def table(at: AppTest, prefix: str):
-    return next(d.value for d in at.dataframe if d.key and d.key.startswith(prefix))
 
 
 def occurrences(db, position: Position) -> tuple:

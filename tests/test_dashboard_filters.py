@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import re
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -18,41 +17,10 @@ from streamlit.testing.v1 import AppTest
 from kifudb.analytics.position_input import position_from_moves
 from kifudb.core.position import Position
 from kifudb.dashboard.display import count as counted
-from kifudb.store.folder import Store
 
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+from dashboard_pages import db, page, run, store_env, table  # noqa: F401 (fixtures)
+
 START = Position()
-
-
-@pytest.fixture(autouse=True)
-def store_env(monkeypatch, dashboard_store):
-    monkeypatch.setenv("KIFUDB_STORE", str(dashboard_store))
-
-
-@pytest.fixture(scope="module")
-def db(dashboard_store):
-    connection = Store(dashboard_store).connect()
-    yield connection
-    connection.close()
-
-
-def run(at) -> AppTest:
-    at = at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def page(view: str, /, **params) -> AppTest:
-    """The page ``views/VIEW.py`` opened with URL parameters ``params`` (a link)."""
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({k: str(v) for k, v in params.items()})
-    run(at)
-    at.switch_page(f"views/{view}.py")
-    return run(at)
-
-
-def table(at: AppTest, prefix: str):
-    return next(d.value for d in at.dataframe if d.key and d.key.startswith(prefix))
 
 
 def click(at: AppTest, label: str) -> AppTest:

@@ -24,28 +24,10 @@ from kifudb.analytics.pattern import PatternSearch, find_pattern
 from kifudb.core.move import Move
 from kifudb.core.pattern import parse_pattern
 from kifudb.core.position import Position
-from kifudb.store.folder import Store
 
-APP = str(Path(__file__).resolve().parent.parent / "dashboard" / "app.py")
+from dashboard_pages import APP, db, run, store_env  # noqa: F401 (fixtures)
+
 TEXT = "pattern-text"
-
-
-@pytest.fixture(autouse=True)
-def store_env(monkeypatch, dashboard_store):
-    monkeypatch.setenv("KIFUDB_STORE", str(dashboard_store))
-
-
-@pytest.fixture(scope="module")
-def db(dashboard_store):
-    connection = Store(dashboard_store).connect()
-    yield connection
-    connection.close()
-
-
-def run(at) -> AppTest:
-    at = at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def page(**params) -> AppTest:
