@@ -292,7 +292,7 @@ def test_the_player_page_shows_spellings_rating_and_history(named, monkeypatch):
 
     monkeypatch.setenv("KIFUDB_STORE", str(named))
     at = AppTest.from_file(str(ROOT / "dashboard" / "app.py"), default_timeout=60)
-    at.query_params.update({"player": "羽生 善治竜王"})
+    at.query_params.update({"name": "羽生 善治竜王"})  # ("player" is the games filter)
     at.run()
     at.switch_page("views/players.py")
     at.run()

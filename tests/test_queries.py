@@ -902,7 +902,7 @@ def test_game_record_shows_a_jkf_source_in_kif(tmp_path):
 def test_dashboard_explorer_starts_from_the_handicap_of_the_filter(monkeypatch, dashboard_store):
     """Choosing 香落ち in the sidebar's handicap filter keeps the games that start there: the
     explorer goes to that start (before, it stayed at the even start and listed nothing)."""
-    import re
+    import json
 
     from streamlit.testing.v1 import AppTest
 
@@ -913,8 +913,9 @@ def test_dashboard_explorer_starts_from_the_handicap_of_the_filter(monkeypatch, 
     at.run()
     at.sidebar.selectbox(key="f_handicap").set_value("香落ち").run()
     assert not at.exception, [e.value for e in at.exception]
-    shown = re.findall(r'aria-label="Shogi position, \w+ to move: SFEN ([^"]+)"',
-                       "".join(m.value for m in at.markdown))
+    # the board to play on (the shogiboard component) is told the position it shows
+    shown = [json.loads(c.proto.json_args)["sfen"] for c in at.get("component_instance")
+             if '"sfen"' in c.proto.json_args]
     assert shown and shown[0].startswith("lnsgkgsn1/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/"
                                          "LNSGKGSNL w - ")
     assert at.query_params.get("start") in ("香落ち", ["香落ち"])

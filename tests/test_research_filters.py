@@ -237,7 +237,7 @@ def test_the_sidebar_sets_a_band_on_the_mover(store, monkeypatch):
     at.run()
     assert not at.exception
     shown = [h.value.replace("\\", "") for h in at.subheader]  # Markdown escapes
-    assert any(" · 1 games · both rated 3000+, both rated at most 3500" in h for h in shown)
+    assert any(" · 1 game · both rated 3000+, both rated at most 3500" in h for h in shown), shown
     at.selectbox(key="f_rating_of").set_value("the player to move")
     at.run()
     assert not at.exception

@@ -564,9 +564,9 @@ def test_per_year_charts_show_how_many_games_each_point_stands_on():
                "scope_games": 1}]
     assert '"size": {"field": "scope_games"' in json.dumps(
         charts.share_over_time(shares, ["矢倉"], "black").to_dict())
-    # no result is not a shade of the draws' grey, and says what it is where there is room
+    # no result is not a shade of the draws' grey, and is said beside the decided games' bar
     assert display.OTHER_COLOUR != display.DRAW_COLOUR
     red, green, blue = (int(display.OTHER_COLOUR[i:i + 2], 16) for i in (1, 3, 5))
     assert blue - red > 20  # a colour of its own
     bar = display.result_bar(1, 0, 0, 99)
-    assert "no result 99%" in bar and "repeating-linear-gradient" in bar
+    assert "99 no result" in bar and "100.0%" in bar
