@@ -228,13 +228,15 @@ def reconcile(store: Store, first_batch: int, report: IngestReport = None) -> in
             "AND count(description) = count(*)", [first_batch]).fetchall()]
         if not games:
             return 0
-        cursor = connection.execute("SELECT * FROM games WHERE list_contains(?, game)", [games])
+        # a semi-join on the games' list (list_contains would scan the list for every row)
+        chosen = "game IN (SELECT unnest(?::INTEGER[]))"
+        cursor = connection.execute(f"SELECT * FROM games WHERE {chosen}", [games])
         names = [d[0] for d in cursor.description]
         rows = {row[0]: dict(zip(names, row)) for row in cursor.fetchall()}
         said: dict = {}
         for game, path, index, text in connection.execute(
-                'SELECT game, path, "index", description FROM sources '
-                'WHERE list_contains(?, game)', [games]).fetchall():
+                f'SELECT game, path, "index", description FROM sources WHERE {chosen}',
+                [games]).fetchall():
             said.setdefault(game, []).append((json.loads(text), path, index))
     finally:
         connection.close()
