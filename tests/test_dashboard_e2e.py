@@ -440,7 +440,7 @@ def test_flip_and_filters_follow_from_page_to_page(server, tab, db):
     player.press("Enter")
     settle(tab, "player “羽生”")
     tab.locator('[data-testid="stSidebarNav"] a', has_text="Results").first.click()
-    tab.wait_for_url(re.compile(r"/results$"))
+    tab.wait_for_url(re.compile(r"/results(\?|$)"))
     settle(tab, "How games end")
     games = db.execute("SELECT count(*) FROM games WHERE lower(black) LIKE '%羽生%' OR "
                        "lower(white) LIKE '%羽生%'").fetchone()[0]
