@@ -79,10 +79,22 @@ def chosen_games(store, filters: GameFilter = GameFilter(), *, position=None) ->
                  keys=hit_keys(position))
 
 
-def stored_kifus(store, chosen: list, variations: bool = True) -> Iterator[StoredKifu]:
+def stored_kifus(store, chosen: list, variations: bool = True,
+                 analysis: Optional[dict] = None) -> Iterator[StoredKifu]:
     """A ``StoredKifu`` for each of ``chosen`` (``chosen_games`` rows, or game ids), in their
     order; ``variations=False`` leaves the variations out (for a format that holds none: then
-    only the main line must be replayable)."""
+    only the main line must be replayable). With ``analysis`` (a dict), the engine's analysis
+    of the store (``kifudb analyse``) goes into the main line's comments as ShogiHome's
+    research lines (``analytics.analysis_comments``), and its counts are added to the dict:
+    ``games`` and ``moves`` annotated, ``kept`` (moves whose record held research lines of its
+    own, kept instead)."""
+    if analysis is not None:
+        for name in ("games", "moves", "kept"):
+            analysis.setdefault(name, 0)
+        from kifudb.analytics.judgement import analyses
+
+        if not analyses(store):
+            analysis = None
     ids = [row["game"] if isinstance(row, dict) else checks.game_id(row) for row in chosen]
     for at in range(0, len(ids), _CHUNK):
         chunk = ids[at:at + _CHUNK]
@@ -101,9 +113,28 @@ def stored_kifus(store, chosen: list, variations: bool = True) -> Iterator[Store
             if not variations:
                 found = {0: found[0]} if 0 in found else {}
             try:
-                yield StoredKifu(game, _kifu(row, found), None, dropped)
+                kifu = _kifu(row, found)
             except UnwritableGame as error:
                 yield StoredKifu(game, None, str(error), dropped)
+                continue
+            if analysis is not None:
+                kifu = _with_analysis(store, game, kifu, analysis)
+            yield StoredKifu(game, kifu, None, dropped)
+
+
+def _with_analysis(store, game: int, kifu: Kifu, counts: dict) -> Kifu:
+    """``kifu`` with the engine's analysis of its main line in its comments
+    (``analytics.judgement.game_analysis``: the position after each move)."""
+    from kifudb.analytics.analysis_comments import annotated
+    from kifudb.analytics.judgement import game_analysis
+
+    rows = {row["ply"]: row for row in game_analysis(store, game)
+            if row["score_black"] is not None or row["mate_black"] is not None}
+    kifu, added, kept = annotated(kifu, rows)
+    counts["games"] += bool(added)
+    counts["moves"] += added
+    counts["kept"] += kept
+    return kifu
 
 
 def stored_kifu(store, game: int, variations: bool = True) -> Kifu:

@@ -32,10 +32,13 @@ offset bytes field        value
 The evaluation is the one stored with the move (``moves.score_black``, read from the record's
 comments at ingest): the score of the search that chose the move, i.e. of the position the
 record describes, seen from the side to move; a mate in n plies is ±(32000 - n), as YaneuraOu
-scores it (``analytics.played.engine_score``). Games without a result are left out (a record
-needs one), and so are games whose start lacks a king (a tsume problem: neither packing holds
-one); ``min_ply`` leaves out each game's first positions and ``dedupe`` keeps one record per
-(position, move played)::
+scores it (``analytics.played.engine_score``). Where the record has none, the store's engine
+analysis (``kifudb analyse``; ``analytics.judgement.game_analysis``) of the position gives it,
+on the same scale (``analysis=False``: never); where both exist, the record's wins (the
+search made in the game itself, usually longer than an analysis). Games without a result are
+left out (a record needs one), and so are games whose start lacks a king (a tsume problem:
+neither packing holds one); ``min_ply`` leaves out each game's first positions and ``dedupe``
+keeps one record per (position, move played)::
 
     >>> import tempfile, os
     >>> from kifudb.store.writer import ingest_paths
@@ -59,6 +62,7 @@ from kifudb.analytics import checks
 from kifudb.analytics.files import OutputFile
 from kifudb.analytics.filters import GameFilter
 from kifudb.analytics.played import engine_score, played_games
+from kifudb.store.schema import MATE as STORED_MATE
 from kifudb.core.move import Move
 from kifudb.core.packed import (PackingError, apery_move16, huffman_coded_pos, packed_sfen,
                          yaneuraou_move16)
@@ -76,27 +80,34 @@ _HCPE_RESULT = {"black": 1, "white": 2, "draw": 0}
 
 
 def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(),
-                   min_ply: int = 0, dedupe: bool = False, overwrite: bool = True) -> dict:
+                   min_ply: int = 0, dedupe: bool = False, overwrite: bool = True,
+                   analysis: bool = True) -> dict:
     """Write the training records of the games of ``filters`` to the file ``output``, made
     whole (``analytics.files``; a file there is replaced once complete if ``overwrite``, else
     ``OutputRefused`` before the work), and say what was written: ``format``, ``records``,
-    ``games`` (that gave records), ``evaluated`` (records with a stored evaluation),
+    ``games`` (that gave records), ``evaluated`` (records with a score), ``from_analysis``
+    (those of them scored by the engine's analysis, the record having none),
     ``duplicates`` (left out by ``dedupe``), ``without_result`` and ``without_kings`` (games
     left out), ``bytes``, and whether a file was ``replaced``."""
     checks.choice(fmt, "format", FORMATS)
     checks.at_least(min_ply, "min_ply", 0)
     out = OutputFile(output, overwrite=overwrite)
     out.check()
-    summary = {"format": fmt, "records": 0, "games": 0, "evaluated": 0, "duplicates": 0,
-               "without_result": 0, "without_kings": 0}
+    summary = {"format": fmt, "records": 0, "games": 0, "evaluated": 0, "from_analysis": 0,
+               "duplicates": 0, "without_result": 0, "without_kings": 0}
     seen: set = set()
+    if analysis:
+        from kifudb.analytics.judgement import analyses
+
+        analysis = bool(analyses(store))  # the store holds one
     with out.stream() as stream:
         for played in played_games(store, filters):
             if played.winner not in _HCPE_RESULT:
                 summary["without_result"] += 1
                 continue
+            scores = _analysis_scores(store, played.game) if analysis else {}
             try:
-                records = _records(played, fmt, min_ply, dedupe, seen, summary)
+                records = _records(played, fmt, min_ply, dedupe, seen, summary, scores)
             except PackingError:
                 summary["without_kings"] += 1
                 continue
@@ -109,8 +120,26 @@ def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(
     return summary
 
 
-def _records(played, fmt: str, min_ply: int, dedupe: bool, seen: set, summary: dict) -> list:
-    """The records of one game's main line (``PackingError`` if its start lacks a king)."""
+def _analysis_scores(store, game: int) -> dict:
+    """``{ply: (score_black, mate)}``: the engine's analysis of the position after move
+    ``ply`` of ``game``'s main line (``game_analysis`` has none of the start position), as the
+    store keeps a record's evaluation (a mate's ``score_black`` is ±``MATE``)."""
+    from kifudb.analytics.judgement import game_analysis
+
+    out = {}
+    for row in game_analysis(store, game):
+        ply, score, mate = row["ply"], row["score_black"], row["mate_black"]
+        if mate:
+            out[ply] = (STORED_MATE if mate > 0 else -STORED_MATE, mate)
+        elif score is not None:
+            out[ply] = (score, None)
+    return out
+
+
+def _records(played, fmt: str, min_ply: int, dedupe: bool, seen: set, summary: dict,
+             scores: dict) -> list:
+    """The records of one game's main line (``PackingError`` if its start lacks a king);
+    ``scores``: ``_analysis_scores``, for the moves whose record has no evaluation."""
     position = Position.from_sfen(played.start_sfen)
     if None in position.king_squares:
         raise PackingError("a king is missing")
@@ -131,6 +160,9 @@ def _records(played, fmt: str, min_ply: int, dedupe: bool, seen: set, summary: d
                 seen.add(key)
             black_to_move = position.turn == BLACK
             score = engine_score(played_move.score_black, played_move.mate, black_to_move)
+            if score is None and played_move.ply - 1 in scores:  # the position's analysis
+                score = engine_score(*scores[played_move.ply - 1], black_to_move)
+                summary["from_analysis"] += 1
             if score is not None:
                 summary["evaluated"] += 1
             if hcpe:

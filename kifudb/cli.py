@@ -33,6 +33,7 @@ from kifudb.output import PathNames, plural, printable, progress_option, wants_p
 from kifudb.cli_paths import given_files
 from kifudb.cli_ports import port_problem
 from kifudb.cli_replay import render_report, replay_report
+from kifudb.cli_analyse import analyse
 from kifudb.cli_book import book
 from kifudb.cli_classify import classify
 from kifudb.cli_export import convert, export
@@ -360,4 +361,6 @@ main.add_command(serve)
 main.add_command(book)
 main.add_command(convert)
 main.add_command(export)
+main.add_command(analyse)
+main.add_command(analyse, name="analyze")
 

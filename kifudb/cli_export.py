@@ -270,10 +270,15 @@ def _options(command):
               help="hcpe/psv: leave out each game's first N positions.")
 @click.option("--dedupe", is_flag=True,
               help="hcpe/psv: one record per position and move played.")
+@click.option("--no-analysis", "no_analysis", is_flag=True,
+              help="Leave out the engine's analysis (kifudb analyse): by default it goes into "
+                   "the records' comments as ShogiHome's #評価値= lines, and gives hcpe/psv "
+                   "their scores where the record has none.")
 @_options
 @_guard
 def export(fmt: str, output: Path, encoding: str, overwrite: bool, min_ply: int, dedupe: bool,
-           sfen, moves, start, diagram, game_id, ply, store_dir, **filters) -> None:
+           no_analysis: bool, sfen, moves, start, diagram, game_id, ply, store_dir,
+           **filters) -> None:
     """Write the store's games chosen by the filters (those of explore and stats — a castle or
     opening --label among them —, the last date being --until; a position reached) as records,
     or as engine training data."""
@@ -285,16 +290,19 @@ def export(fmt: str, output: Path, encoding: str, overwrite: bool, min_ply: int,
     position = _position(store, sfen, moves, start, diagram, game_id, ply) if given else None
     try:
         if fmt in TRAINING_FORMATS:
-            _export_training(store, fmt, output, chosen, position, min_ply, dedupe, overwrite)
+            _export_training(store, fmt, output, chosen, position, min_ply, dedupe, overwrite,
+                             not no_analysis)
         else:
             if min_ply or dedupe:
                 raise click.UsageError("--min-ply and --dedupe go with --to hcpe or psv")
-            _export_records(store, fmt, output, encoding, chosen, position, overwrite)
+            _export_records(store, fmt, output, encoding, chosen, position, overwrite,
+                            not no_analysis)
     except OutputRefused as refusal:  # the output's, not the store's (a full disk there)
         raise click.ClickException(printable(refusal)) from None
 
 
-def _export_training(store, fmt, output: Path, filters, position, min_ply, dedupe, overwrite):
+def _export_training(store, fmt, output: Path, filters, position, min_ply, dedupe, overwrite,
+                     with_analysis: bool = True):
     if position is not None:
         raise click.UsageError(f"--to {fmt} takes the game filters (--player, --from, --label "
                                f"…), not a position")
@@ -303,17 +311,21 @@ def _export_training(store, fmt, output: Path, filters, position, min_ply, dedup
     from kifudb.analytics.training import write_training
 
     done = write_training(store, output, fmt, filters=filters, min_ply=min_ply, dedupe=dedupe,
-                          overwrite=overwrite)
+                          overwrite=overwrite, analysis=with_analysis)
     click.echo(f"{plural(done['records'], 'record')} ({done['bytes']:,} bytes) from "
                f"{plural(done['games'], 'game')} written to {printable(output)}; "
-               f"{done['evaluated']} with an evaluation, {done['duplicates']} duplicates left "
+               f"{done['evaluated']} with an evaluation"
+               + (f" ({done['from_analysis']} of them from the engine's analysis)"
+                  if done["from_analysis"] else "")
+               + f", {done['duplicates']} duplicates left "
                f"out; games left out: {done['without_result']} without a result, "
                f"{done['without_kings']} without both kings")
     if done["replaced"]:
         click.echo(replaced_files([output]))
 
 
-def _export_records(store, fmt, output: Path, encoding, filters, position, overwrite):
+def _export_records(store, fmt, output: Path, encoding, filters, position, overwrite,
+                    with_analysis: bool = True):
     from kifudb.analytics.export import chosen_games, record_file_name, stored_kifus
     from kifudb.analytics.files import OutputFile, OutputFolder, OutputRefused
     from kifudb.core.writers import EXTENSIONS, MULTI_GAME, write_games
@@ -333,8 +345,11 @@ def _export_records(store, fmt, output: Path, encoding, filters, position, overw
     chosen = chosen_games(store, filters, position=position)
     tally, kifus = _Tally(), []
     paths = {row["game"]: row["path"] for row in chosen}
+    # the engine's analysis as comments (USI holds none)
+    analysed = {} if with_analysis and fmt != "usi" else None
     for game, kifu, problem, dropped in stored_kifus(store, chosen,
-                                                     variations=fmt in ("kif", "ki2", "jkf")):
+                                                     variations=fmt in ("kif", "ki2", "jkf"),
+                                                     analysis=analysed):
         if kifu is None:
             tally.problem(f"game {game}", problem)
         elif one_file:
@@ -364,5 +379,10 @@ def _export_records(store, fmt, output: Path, encoding, filters, position, overw
     if not chosen:
         click.echo("no game of the store fits the filters")
     tally.summary(fmt, output, out.replaced)
+    if analysed and analysed["moves"]:
+        click.echo(f"the engine's analysis of {plural(analysed['moves'], 'move')} of "
+                   f"{plural(analysed['games'], 'game')} in the comments (ShogiHome's #評価値= "
+                   f"lines)" + (f"; {plural(analysed['kept'], 'move')} kept the record's own"
+                                if analysed["kept"] else ""))
     if tally.failed:
         raise SystemExit(1)

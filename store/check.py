@@ -20,7 +20,7 @@ A batch written before digests is read whole only, and said to have no digest.
     >>> _ = ingest_paths(["data/samples/games.usi"], folder)
     >>> report = check_store(folder)
     >>> report.sound, report.batches, report.files, report.unsealed
-    (True, 1, 9, [])
+    (True, 1, 10, [])
 """
 
 from __future__ import annotations

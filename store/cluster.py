@@ -597,11 +597,13 @@ def write_batch(pieces: list, folder: str, number: int, client_tables: dict) -> 
     tables = {name: pa.concat_tables(parts[name]) if parts[name]
               else TABLES[name].empty_table() for name in PIECE_TABLES}
     tables["games"] = tables["games"].sort_by("game")
-    for name in SORTED:
+    for name in SORTED.keys() & tables.keys():
         tables[name] = tables[name].sort_by([(c, "ascending") for c in SORTED[name]])
     tables.update(client_tables)
     for name in TABLES:
-        if name == "positions":
+        if name not in tables:  # what an ingest never writes (analysis)
+            write_table(TABLES[name].empty_table(), Path(folder) / f"{name}.parquet", name)
+        elif name == "positions":
             write_positions(tables[name].cast(TABLES[name]), Path(folder))
         else:
             write_table(tables[name].cast(TABLES[name]), Path(folder) / f"{name}.parquet", name)

@@ -35,7 +35,7 @@ from kifudb.store.player_names import add_player_names
 from kifudb.store.schema import TABLES
 
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
-           "placements",
+           "placements", "analysis",
            "game_summary", "label_summary", "hits", "engine", "fetch", "fetch_each", "as_store"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
@@ -54,9 +54,9 @@ def _sa_type(arrow_type):
 metadata = sa.MetaData()
 _TABLES = {name: sa.Table(name, metadata, *(sa.Column(f.name, _sa_type(f.type)) for f in schema))
            for name, schema in TABLES.items()}
-games, sources, moves, positions, findings, files, labels, placements = (
+games, sources, moves, positions, findings, files, labels, placements, analysis = (
     _TABLES[n] for n in ("games", "sources", "moves", "positions", "findings", "files", "labels",
-                         "placements"))
+                         "placements", "analysis"))
 
 #: What search and explore show of a game, one row per game of the ``games`` view: an
 #: in-memory table of the engine's database, built when the engine is (see ``engine``).

@@ -167,7 +167,8 @@ class Store:
 
     def connect(self, manifest=None) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB connection with the store's views (``games``, ``sources``,
-        ``moves``, ``positions``, ``findings``, ``files``, ``labels``, ``retired``; ``*_all``
+        ``moves``, ``positions``, ``findings``, ``files``, ``labels``, ``retired``,
+        ``placements``, ``analysis``; ``*_all``
         include the rows that no longer count)."""
         statements = self.view_statements(manifest)
         connection = duckdb.connect()
@@ -230,6 +231,9 @@ class Store:
             "(SELECT game FROM sources)",
             "CREATE OR REPLACE VIEW positions AS SELECT * FROM positions_all",
             "CREATE OR REPLACE VIEW placements AS SELECT * FROM placements_all",
+            # one judgement per position, engine, limit and line: the latest
+            "CREATE OR REPLACE VIEW analysis AS SELECT * FROM analysis_all QUALIFY row_number() "
+            "OVER (PARTITION BY key, engine, \"limit\", multipv ORDER BY batch DESC) = 1",
             # labels count from the last relabelling on, for the games the store shows
             f"CREATE OR REPLACE VIEW labels AS SELECT * FROM labels_all WHERE batch >= "
             f"{int(self.labels_state(manifest)['from_batch'])} "
@@ -458,7 +462,8 @@ class Store:
                            if files else f"SELECT * FROM {table}_all WHERE false")
                    for table, files in ((t, self.table_files(t, chosen)) for t in TABLES)}
         queries["positions"] += " WHERE {keys} ORDER BY key, game, ply"
-        queries["placements"] += f" ORDER BY {', '.join(SORTED['placements'])}"
+        for table in ("placements", "analysis"):
+            queries[table] += f" ORDER BY {', '.join(map(_column, SORTED[table]))}"
         rows = sum(self.batch_positions(b) for b in names)
         name = self._rewrite(manifest, names, number, queries, rows, "merging into")
         kept = [b for b in manifest["batches"] if b not in names]
@@ -608,7 +613,8 @@ def _compaction_queries(number: int) -> dict:
     """The query that writes each table of a compacted batch, cast to the current schema."""
     sources = {"games": "games", "sources": "sources", "moves": "moves",
                "positions": "positions", "findings": "findings", "files": "files",
-               "retired": "retired_all", "labels": "labels", "placements": "placements"}
+               "retired": "retired_all", "labels": "labels", "placements": "placements",
+               "analysis": "analysis"}
     queries = {}
     for table, schema in TABLES.items():
         columns = ", ".join(
@@ -619,6 +625,7 @@ def _compaction_queries(number: int) -> dict:
                              "ORDER BY key, game, ply")
     queries["placements"] += (f" WHERE game IN (SELECT game FROM games) "
                               f"ORDER BY {', '.join(SORTED['placements'])}")
+    queries["analysis"] += f" ORDER BY {', '.join(map(_column, SORTED['analysis']))}"
     queries["retired"] += " WHERE false"
     return queries
 

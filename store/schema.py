@@ -1,6 +1,6 @@
 """The store's tables: their Arrow schemas, and the compact integer code of a move.
 
-A store is a folder of Parquet batches (see ``store.folder``); every batch holds the same seven
+A store is a folder of Parquet batches (see ``store.folder``); every batch holds the same
 tables:
 
 * ``games``: one row per distinct game (the same game read from several files is one game):
@@ -45,6 +45,15 @@ tables:
   ``label``, ``ply`` (when first reached), ``primary`` (the side's most specific castle or
   opening), ``batch``. The manifest's ``labels`` entry names the definitions' version and the
   batch from which labels count (``kifudb relabel`` writes a batch of labels for every game).
+* ``analysis``: a USI engine's judgement of a position (``kifudb.analysis``), once per position
+  whatever number of games reach it, **sorted by key**: ``key``, ``engine`` (the name the engine
+  gives, with its version), ``limit`` (what bounded the search, as text: ``nodes=20000``),
+  ``multipv`` (1 for the engine's best line, 2 for its second, …), ``score_black``
+  (centipawns from Black's point of view; null when a mate is found), ``mate_black`` (plies to
+  mate, positive when Black mates), ``best`` (the line's first move, USI), ``pv`` (at most 16
+  USI moves, space-separated), ``depth``, ``nodes``, ``batch``. The ``analysis`` view shows one
+  row per key, engine, limit and line (the latest). A batch written before analysis existed has
+  none; an analysis batch holds only analysis rows.
 
 Plies, line numbers and move counts are 32-bit: wide enough for any record a reader accepts
 (a 64 MB file holds fewer than 2**31 moves). The move code fits 16 bits.
@@ -125,11 +134,19 @@ PLACEMENTS = pa.schema([
     ("from_ply", pa.int32()), ("to_ply", pa.int32()),
 ])
 
+ANALYSIS = pa.schema([
+    ("key", pa.uint64()), ("engine", pa.string()), ("limit", pa.string()),
+    ("multipv", pa.int8()), ("score_black", pa.int32()), ("mate_black", pa.int32()),
+    ("best", pa.string()), ("pv", pa.string()), ("depth", pa.int32()), ("nodes", pa.int64()),
+    ("batch", pa.int32()),
+])
+
 TABLES = {"games": GAMES, "sources": SOURCES, "moves": MOVES, "positions": POSITIONS,
           "findings": FINDINGS, "files": FILES, "retired": RETIRED, "labels": LABELS,
-          "placements": PLACEMENTS}
+          "placements": PLACEMENTS, "analysis": ANALYSIS}
 #: the order of the rows of the tables kept sorted (a key or a square's rows read together)
 SORTED = {"positions": ("key", "game", "ply"),
-          "placements": ("place", "piece", "game", "from_ply")}
+          "placements": ("place", "piece", "game", "from_ply"),
+          "analysis": ("key", "engine", "limit", "multipv")}
 #: tables a batch of an older kifudb may lack (its games then have none of their rows)
-OPTIONAL = ("placements",)
+OPTIONAL = ("placements", "analysis")
