@@ -15,7 +15,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # holds the SHA-256 of each source compiled
 NATIVE := core/compiled.json
 
-.PHONY: demo test test-fast test-pure native bench clean chromium shogiboard
+.PHONY: demo test test-fast test-pure native bench clean chromium engines shogiboard
 
 $(STAMP): pyproject.toml setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,8 +58,16 @@ chromium:
 	  || $(SUDO) apt-get install -y chromium fonts-noto-cjk \
 	  || ($(SUDO) apt-get update && $(SUDO) apt-get install -y chromium fonts-noto-cjk)
 
+# the USI engines that analyse the store in the tests and benchmarks (kifudb analyse): Debian's
+# fairy-stockfish and gpsshogi's gpsusi, in /usr/games
+
+engines:
+	(test -x /usr/games/fairy-stockfish && test -x /usr/games/gpsusi) \
+	  || $(SUDO) apt-get install -y fairy-stockfish gpsshogi \
+	  || ($(SUDO) apt-get update && $(SUDO) apt-get install -y fairy-stockfish gpsshogi)
+
 # the whole suite on the compiled build, then the engine's and readers' tests interpreted
-test: $(STAMP) chromium native shogiboard
+test: $(STAMP) chromium engines native shogiboard
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory test-pure
 
@@ -75,10 +83,10 @@ test-pure: $(STAMP)
 
 # the quick loop: everything but the tests marked slow (the browser, the differential tests
 # against cshogi, the killed ingests; see `markers` in pyproject.toml)
-test-fast: $(STAMP) native shogiboard
+test-fast: $(STAMP) engines native shogiboard
 	$(BIN)/python -m pytest -m "not slow"
 
-bench: $(STAMP) native
+bench: $(STAMP) engines native
 	$(BIN)/python -m bench
 
 clean:

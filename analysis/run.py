@@ -4,7 +4,7 @@ committed to the store's ``analysis`` table, on local engines or on a Dask clust
 A position is analysed once per engine, limit and number of lines, whatever number of games
 reach it: the run asks the store which positions of the chosen games have no row yet, so a
 second run (or one after a kill) analyses only what is missing. Work goes by key range (the
-top byte of the key, ``CHUNKS`` ranges); a run holds a lock on each range it works on
+top bits of the key, ``CHUNKS`` ranges); a run holds a lock on each range it works on
 (``STORE/analysing/…``, released by the kernel when a process dies) and commits a batch every
 ``COMMIT_POSITIONS`` positions or ``COMMIT_SECONDS``, so a killed run loses at most its last
 uncommitted batch and two runs at once never analyse the same range::
@@ -33,6 +33,7 @@ import fcntl
 import hashlib
 import os
 import threading
+import sys
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -50,8 +51,10 @@ from kifudb.store.folder import Store
 from kifudb.store.manifest import StoreError
 from kifudb.store.schema import ANALYSIS
 
-#: key ranges (by the key's top bits) that runs lock and take one at a time
-CHUNK_BITS = 8
+#: key ranges (by the key's top bits) that runs lock; a run reads the positions of several
+#: ranges at once, about ``OPEN_POSITIONS`` (one query, not one per range)
+CHUNK_BITS = 12
+OPEN_POSITIONS = 256
 CHUNKS = 1 << CHUNK_BITS
 #: a batch is committed after this many positions, or this many seconds
 COMMIT_POSITIONS = 2_000
@@ -77,6 +80,7 @@ class AnalysisReport:
     batches: list = field(default_factory=list)
     seconds: float = 0.0
     interrupted: bool = False
+    restarts: int = 0
 
     @property
     def skipped_count(self) -> int:
@@ -84,14 +88,24 @@ class AnalysisReport:
 
     def lines(self) -> list:
         """The report as a person reads it, a line each."""
-        rate = f" ({self.analysed / self.seconds:,.1f} positions/s)" if self.seconds else ""
-        out = [f"{self.analysed:,} positions analysed by {self.engine} at {self.limit}"
-               f"{f', {self.multipv} lines' if self.multipv > 1 else ''} in {self.seconds:.2f} s"
-               f"{rate}; {self.positions:,} distinct positions in the chosen games, "
-               f"{self.before:,} analysed before"]
+        lines = f", {self.multipv} lines" if self.multipv > 1 else ""
+        if not self.positions:
+            out = ["no position to analyse: the filters keep no game"]
+        elif self.analysed or self.failed or self.interrupted:
+            out = [f"{self.analysed:,} positions analysed by {self.engine} at {self.limit}{lines} "
+                   f"in {self.seconds:.2f} s ({self.analysed / max(self.seconds, 1e-9):,.1f} "
+                   f"positions/s); {self.positions:,} distinct positions in the chosen games, "
+                   f"{self.before:,} analysed before"]
+        else:
+            out = [f"nothing to analyse: the {self.positions:,} distinct positions of the chosen "
+                   f"games have been analysed by {self.engine} at {self.limit}{lines} (but "
+                   f"those skipped)"]
         if self.skipped:
             out.append("skipped (not sent to the engine): " + ", ".join(
                 f"{n:,} {why}" for why, n in sorted(self.skipped.items())))
+        if self.restarts:
+            out.append(f"the engine was restarted {self.restarts} times (it died, hung or "
+                       f"answered an illegal move)")
         for message in self.failed:
             out.append(f"failed: {message}")
         if self.interrupted:
@@ -103,7 +117,7 @@ class AnalysisReport:
 def analyse(store_dir, engine: str, limit="nodes=20000", *, multipv: int = 1,
             options: tuple = (), filters: GameFilter = GameFilter(), jobs: int = 1,
             cluster: Optional[str] = None, deadline: Optional[float] = None,
-            progress: bool = False) -> AnalysisReport:
+            progress: bool = False, commit_positions: int = COMMIT_POSITIONS) -> AnalysisReport:
     """Analyse the positions of the games of ``filters`` that the store has no analysis of
     with ``engine`` (a path, or a name on PATH or in ``/usr/games``) at ``limit``
     (``nodes=N``, ``depth=N`` or ``movetime=MS``), ``multipv`` lines each, ``options``
@@ -128,6 +142,7 @@ def analyse(store_dir, engine: str, limit="nodes=20000", *, multipv: int = 1,
     report = AnalysisReport(name, limit.text, multipv)
     started = time.monotonic()
     plan = _Plan(store, name, limit.text, multipv, filters, report)
+    plan.commit_positions = commit_positions
     pool = _Pool(spec, jobs, cluster)
     try:
         _run(plan, pool, report, progress)
@@ -156,6 +171,7 @@ class TaskResult:
 
     rows: list
     failed: list
+    restarts: int = 0
 
 
 _ENGINES: dict = {}
@@ -174,7 +190,7 @@ def analyse_positions(spec: EngineSpec, items: list) -> TaskResult:
         with _ENGINES_LOCK:
             _ENGINES[slot] = engine
     limit = Limit.parse(spec.limit)
-    rows, failed = [], []
+    rows, failed, restarts = [], [], 0
     for key, sfen in items:
         for attempt in (0, 1):
             try:
@@ -183,9 +199,17 @@ def analyse_positions(spec: EngineSpec, items: list) -> TaskResult:
                 break
             except EngineError as error:
                 engine.restart()  # an engine that cannot start again ends the task: raised
+                restarts += 1
                 if attempt:
                     failed.append(f"{error} (tried twice)")
-    return TaskResult(rows, failed)
+                else:
+                    warn(f"{error}; the engine is restarted and the position tried once more")
+    return TaskResult(rows, failed, restarts)
+
+
+def warn(message: str) -> None:
+    """A line on standard error (a worker's goes to its own log)."""
+    print(f"kifudb analyse: {message}", file=sys.stderr, flush=True)
 
 
 def close_engines() -> None:
@@ -252,8 +276,9 @@ class _Plan:
         counts = fetch(store, self._counts())
         report.positions = sum(r["positions"] for r in counts)
         report.before = sum(r["analysed"] for r in counts)
-        self.chunks = [r["chunk"] for r in sorted(counts, key=lambda r: r["chunk"])
-                       if r["positions"] > r["analysed"]]
+        self.missing = {r["chunk"]: r["positions"] - r["analysed"] for r in counts
+                        if r["positions"] > r["analysed"]}
+        self.chunks = sorted(self.missing)
 
     def _chosen(self):
         return sa.select(game_summary.c.game).where(*self.filters.where())
@@ -277,12 +302,13 @@ class _Plan:
                 .select_from(keys.outerjoin(done, done.c.key == keys.c.key))
                 .group_by(keys.c.chunk))
 
-    def items(self, chunk: int) -> list:
-        """``(key, sfen)`` of the positions of range ``chunk`` still missing (read after its
-        lock is held: another run may have done them), the others counted as skipped."""
+    def items(self, group: tuple) -> list:
+        """``(key, sfen)`` of the positions of the ranges ``group`` (in key order) still
+        missing (read after their locks are held: another run may have done them), the others
+        counted as skipped."""
         p = positions.c
-        low = chunk << (64 - CHUNK_BITS)
-        high = (chunk + 1) << (64 - CHUNK_BITS)
+        low = group[0] << (64 - CHUNK_BITS)
+        high = (group[-1] + 1) << (64 - CHUNK_BITS)
         in_range = [p.key >= sa.literal(low, type_=positions.c.key.type)]
         if high < 1 << 64:
             in_range.append(p.key < sa.literal(high, type_=positions.c.key.type))
@@ -290,7 +316,8 @@ class _Plan:
                             sa.func.arg_min(p.ply, p.game).label("ply"))
                   .where(*in_range, p.game.in_(self._chosen()), p.key.not_in(self._done()))
                   .group_by(p.key).order_by(p.key))
-        rows = fetch(self.store, wanted)
+        held = set(group)  # the ranges between them are other runs' to take
+        rows = [r for r in fetch(self.store, wanted) if _chunk_of(r["key"]) in held]
         return self._sfens(rows)
 
     def _sfens(self, rows: list) -> list:
@@ -371,6 +398,10 @@ class _Plan:
             return self.store.commit({"analysis": table}, manifest["next_game"])
 
 
+def _chunk_of(key: int) -> int:
+    return key >> (64 - CHUNK_BITS)
+
+
 def unanalysable(position: Position, sfen: str) -> Optional[str]:
     """Why ``position`` is not sent to an engine, or None.
 
@@ -386,7 +417,8 @@ def unanalysable(position: Position, sfen: str) -> Optional[str]:
 
 
 def _run(plan: _Plan, pool: _Pool, report: AnalysisReport, progress: bool) -> None:
-    """Send the plan's positions to the pool, range by range, and commit as answers come."""
+    """Send the plan's positions to the pool, a group of neighbouring key ranges at a time, and
+    commit as answers come; a group's locks are let go once its answers are committed."""
     bar = None
     if progress:
         from tqdm import tqdm
@@ -394,33 +426,48 @@ def _run(plan: _Plan, pool: _Pool, report: AnalysisReport, progress: bool) -> No
         bar = tqdm(total=report.positions - report.before, unit="pos", desc="analysing")
     pending = collections.deque(plan.chunks)
     deferred: collections.deque = collections.deque()
-    queued: collections.deque = collections.deque()  # (chunk, items) not yet submitted
-    outstanding = collections.Counter()  # chunk -> tasks in flight or queued
-    opened_done: set = set()  # chunks all of whose tasks are answered
+    queued: collections.deque = collections.deque()  # (group, items) not yet submitted
+    outstanding = collections.Counter()  # group -> its tasks not yet answered
+    answered_groups: list = []  # groups all of whose tasks are answered, not yet committed
     in_flight: dict = {}
     rows: list = []
     answered = 0
     last_commit = time.monotonic()
 
-    def open_next() -> bool:
-        while pending or deferred:
-            if pending:
-                chunk = pending.popleft()
-                if not plan.take(chunk, block=False):
-                    deferred.append(chunk)
-                    continue
-            else:
-                chunk = deferred.popleft()
-                plan.take(chunk, block=True)
-            items = plan.items(chunk)
+    def next_group(block: bool) -> tuple:
+        """The next ranges (in key order) whose locks this run now holds (about
+        ``OPEN_POSITIONS`` positions). A range another run holds is waited for at the end,
+        and only with nothing in flight and everything committed (``block``): a run waits
+        holding no lock, so two runs never wait for each other."""
+        while pending:
+            group: list = []
+            while pending and sum(plan.missing[c] for c in group) < OPEN_POSITIONS:
+                if not plan.take(pending[0], block=False):
+                    deferred.append(pending.popleft())
+                    break
+                group.append(pending.popleft())
+            if group:
+                return tuple(group)
+        if deferred and block:
+            commit()
+            chunk = deferred.popleft()
+            plan.take(chunk, block=True)
+            return (chunk,)
+        return ()
+
+    def open_next(block: bool) -> bool:
+        while True:
+            group = next_group(block)
+            if not group:
+                return False
+            items = plan.items(group)
             if not items:
-                opened_done.add(chunk)
+                answered_groups.append(group)
                 continue
             for start in range(0, len(items), TASK_POSITIONS):
-                queued.append((chunk, items[start:start + TASK_POSITIONS]))
-                outstanding[chunk] += 1
+                queued.append((group, items[start:start + TASK_POSITIONS]))
+                outstanding[group] += 1
             return True
-        return False
 
     def commit() -> None:
         nonlocal rows, answered, last_commit
@@ -429,28 +476,30 @@ def _run(plan: _Plan, pool: _Pool, report: AnalysisReport, progress: bool) -> No
             report.batches.append(name)
         report.analysed += answered
         rows, answered, last_commit = [], 0, time.monotonic()
-        plan.release(sorted(opened_done))
-        opened_done.clear()
+        plan.release([c for group in answered_groups for c in group])
+        answered_groups.clear()
 
     try:
         while True:
-            while len(in_flight) < 2 * pool.width and (queued or open_next()):
-                chunk, items = queued.popleft()
-                in_flight[pool.submit(items)] = (chunk, len(items))
+            while len(in_flight) < 2 * pool.width and (queued or open_next(not in_flight)):
+                group, items = queued.popleft()
+                in_flight[pool.submit(items)] = (group, len(items))
             if not in_flight:
                 break
             for future in pool.wait(set(in_flight)):
-                chunk, count = in_flight.pop(future)
+                group, count = in_flight.pop(future)
                 result = future.result()
                 rows.extend(result.rows)
                 report.failed.extend(result.failed)
+                report.restarts += result.restarts
                 answered += count - len(result.failed)
-                outstanding[chunk] -= 1
-                if outstanding[chunk] == 0:
-                    opened_done.add(chunk)
+                outstanding[group] -= 1
+                if outstanding[group] == 0:
+                    answered_groups.append(group)
                 if bar is not None:
                     bar.update(count)
-            if answered >= COMMIT_POSITIONS or time.monotonic() - last_commit > COMMIT_SECONDS:
+            if answered >= plan.commit_positions or \
+                    time.monotonic() - last_commit > COMMIT_SECONDS:
                 commit()
         commit()
     except KeyboardInterrupt:

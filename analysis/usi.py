@@ -185,6 +185,7 @@ class Engine:
                 raise EngineError(f"engine {self.name}: it gives one line only (no MultiPV "
                                   f"option), not {self.multipv}")
             self._send(f"setoption name MultiPV value {self.multipv}")
+        self.depth_set: Optional[int] = None
         self._ready()
         self._send("usinewgame")
 
@@ -259,7 +260,10 @@ class Engine:
 
     def _go(self, limit: Limit) -> str:
         if limit.kind == "depth" and self.quirks.depth_option:
-            self._send(f"setoption name {self.quirks.depth_option} value {limit.value}")
+            if self.depth_set != limit.value:  # set once: an engine may start afresh on it
+                self._send(f"setoption name {self.quirks.depth_option} value {limit.value}")
+                self._ready()
+                self.depth_set = limit.value
             return f"go byoyomi {int(limit.deadline() * 1000)}"
         if limit.kind == "movetime" and self.quirks.byoyomi_only:
             return f"go byoyomi {limit.value}"

@@ -17,5 +17,10 @@ to a store or reads record files (``analytics`` does not import ``ingest``).
 - ``analytics.game_record``: a stored game replayed (positions, KI2 moves, variations);
 - ``analytics.position_input``: what a user types as a position (SFEN, moves, a board diagram,
   a game and a ply);
+- ``analytics.judgement``: what the engine's analysis (``kifudb analyse``) says of a game's
+  moves: win probability, loss, judgement, accuracy, the turning ply; ``analytics.accuracy``
+  the same over the collection (by player, opening …) and the most costly mistakes;
+  ``analytics.puzzles`` the positions where one move wins; ``analytics.calibration`` the
+  win-rate curve fitted to the store's games;
 - ``analytics.checks``: the argument checks they share.
 """

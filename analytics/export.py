@@ -88,13 +88,13 @@ def stored_kifus(store, chosen: list, variations: bool = True,
     research lines (``analytics.analysis_comments``), and its counts are added to the dict:
     ``games`` and ``moves`` annotated, ``kept`` (moves whose record held research lines of its
     own, kept instead)."""
+    analysed = None
     if analysis is not None:
         for name in ("games", "moves", "kept"):
             analysis.setdefault(name, 0)
-        from kifudb.analytics.judgement import analyses
+        from kifudb.analytics.analysed_moves import AnalysedMoves
 
-        if not analyses(store):
-            analysis = None
+        analysed = AnalysedMoves(store) or None
     ids = [row["game"] if isinstance(row, dict) else checks.game_id(row) for row in chosen]
     for at in range(0, len(ids), _CHUNK):
         chunk = ids[at:at + _CHUNK]
@@ -117,19 +117,16 @@ def stored_kifus(store, chosen: list, variations: bool = True,
             except UnwritableGame as error:
                 yield StoredKifu(game, None, str(error), dropped)
                 continue
-            if analysis is not None:
-                kifu = _with_analysis(store, game, kifu, analysis)
+            if analysed is not None:
+                kifu = _with_analysis(analysed.of(game), kifu, analysis)
             yield StoredKifu(game, kifu, None, dropped)
 
 
-def _with_analysis(store, game: int, kifu: Kifu, counts: dict) -> Kifu:
-    """``kifu`` with the engine's analysis of its main line in its comments
-    (``analytics.judgement.game_analysis``: the position after each move)."""
+def _with_analysis(rows: dict, kifu: Kifu, counts: dict) -> Kifu:
+    """``kifu`` with the engine's analysis of its main line (``rows``:
+    ``analytics.analysed_moves``, the position after each move) in its comments."""
     from kifudb.analytics.analysis_comments import annotated
-    from kifudb.analytics.judgement import game_analysis
 
-    rows = {row["ply"]: row for row in game_analysis(store, game)
-            if row["score_black"] is not None or row["mate_black"] is not None}
     kifu, added, kept = annotated(kifu, rows)
     counts["games"] += bool(added)
     counts["moves"] += added
@@ -196,16 +193,19 @@ def _kifu(row: dict, lines: dict) -> Kifu:
     return kifu
 
 
-def record_text(store, game: int, fmt: str, encoding: str = "utf-8") -> dict:
+def record_text(store, game: int, fmt: str, encoding: str = "utf-8",
+                analysis: bool = False) -> dict:
     """One stored game written in ``fmt`` (``core.writers.FORMATS``), as the game viewer offers
     it for download: ``text`` (None when it cannot be written), ``problem`` (why not) and
     ``left_out`` (what the format cannot hold of it, ``core.writers.left_out``). ``encoding``
     is what a KIF or CSA text declares (``cp932`` for old Windows tools); the caller encodes
-    the text."""
+    the text. With ``analysis``, the store's engine analysis goes into the comments
+    (``stored_kifus``)."""
     from kifudb.core.writers import FORMATS, left_out, write
 
     fmt = checks.choice(fmt, "format", FORMATS)
-    found = next(stored_kifus(store, [game], variations=fmt in ("kif", "ki2", "jkf")))
+    found = next(stored_kifus(store, [game], variations=fmt in ("kif", "ki2", "jkf"),
+                              analysis={} if analysis and fmt != "usi" else None))
     if found.kifu is None:
         return {"text": None, "problem": found.problem, "left_out": []}
     said = left_out(found.kifu, fmt)

@@ -48,18 +48,26 @@ def replayed_positions(start_sfen: str, usi_moves: list) -> dict:
     return {"sfens": sfens, "moves": moves}
 
 
-def game_record(store, game: int) -> dict | None:
+def game_record(store, game: int, engine: str | None = None,
+                limit: str | None = None) -> dict | None:
     """Everything the viewer shows of a game: ``info`` (``queries.game_info``: its sources
     with a KIF, KI2 or CSA file first), ``moves`` (main line: ``ply``, ``usi``, ``ki2``,
     ``text`` — as written, in the record's notation: KIF for a JKF record, see
     ``shown_text`` —, ``written`` (the text as stored), ``seconds``, ``comment``,
-    ``evaluation`` (an engine's, or None: ``queries.game_moves``); moves after
+    ``evaluation`` (an engine's, or None: ``queries.game_moves``), ``analysis`` (the store's
+    engine analysis of the move, ``move_analysis``, or None); moves after
     the first that could not be replayed keep only their text), ``sfens`` (after each replayed
-    move) and ``variations`` (``queries.game_variations`` rows, ``text`` shown the same way).
+    move), ``variations`` (``queries.game_variations`` rows, ``text`` shown the same way) and
+    ``judgement`` (``analytics.judgement.game_judgement`` without its moves: the accuracy of
+    each side, the turning ply …; None when the store holds no analysis). The analysis is of
+    ``engine`` and ``limit`` when given (``NoAnalysis`` if the store has none of them), else
+    the one with the most analysed positions (``judgement.chosen_analysis``).
     None for an unknown game."""
     info = queries.game_info(store, int(game))
     if info is None:
         return None
+    judged = _judged(store, int(game), engine, limit)
+    analysed = {r["ply"]: move_analysis(r) for r in judged["moves"]} if judged else {}
     rows = queries.game_moves(store, int(game))
     replayed = [r["usi"] for r in rows if r["usi"] is not None]
     line = replayed_positions(info["start_sfen"] or STARTING_SFEN, replayed)
@@ -70,10 +78,61 @@ def game_record(store, game: int) -> dict | None:
         if _is_jkf(text):
             text = played["kif"] if played is not None else shown_text(text)
         moves.append({**row, "text": text, "written": row["text"],
-                      "ki2": played["ki2"] if played is not None else None})
+                      "ki2": played["ki2"] if played is not None else None,
+                      "analysis": analysed.get(row["ply"])})
     variations = [{**row, "text": shown_text(row["text"]), "written": row["text"]}
                   for row in queries.game_variations(store, int(game))]
-    return {"info": info, "moves": moves, "sfens": line["sfens"], "variations": variations}
+    if judged:
+        judged = {k: v for k, v in judged.items() if k != "moves"}
+    return {"info": info, "moves": moves, "sfens": line["sfens"], "variations": variations,
+            "judgement": judged}
+
+
+def _judged(store, game: int, engine, limit):
+    """``judgement.game_judgement`` of the game, or None when the store holds no analysis
+    and none was asked for."""
+    from kifudb.analytics.judgement import NoAnalysis, analyses, game_judgement
+
+    if engine is None and limit is None and not analyses(store):
+        return None
+    try:
+        return game_judgement(store, game, engine, limit)
+    except NoAnalysis:
+        if engine is not None or limit is not None:
+            raise
+        return None
+
+
+#: what a move's ``analysis`` holds (``judgement.game_analysis``'s fields)
+ANALYSIS_FIELDS = ("engine", "limit", "score_black", "mate_black", "win_black", "loss",
+                   "accuracy", "judgement", "best")
+
+
+def move_analysis(row: dict):
+    """A move's ``analysis`` as the game's doors give it, from a ``judgement.game_analysis``
+    row: ``engine``, ``limit``, ``score_black``, ``mate_black`` (of the position after the
+    move), ``win_black`` (Black's chance after it, 0–100), ``loss``, ``accuracy``,
+    ``judgement`` and ``best`` (the engine's move before it, when judged); None when the
+    position after the move was not analysed.
+
+    >>> move_analysis({"engine": None, "loss": None}) is None
+    True
+    """
+    if row["engine"] is None:
+        return None
+    return {name: row[name] for name in ANALYSIS_FIELDS}
+
+
+def judgement_mark(analysis) -> str:
+    """The mark beside a judged move: ``?!`` (inaccuracy), ``?`` (mistake), ``??`` (blunder);
+    empty otherwise.
+
+    >>> judgement_mark({"judgement": "blunder"}), judgement_mark({"judgement": None}), judgement_mark(None)
+    ('??', '', '')
+    """
+    from kifudb.analytics.judgement import MARKS
+
+    return MARKS.get((analysis or {}).get("judgement"), "")
 
 
 def score_text(evaluation) -> str:
@@ -246,3 +305,42 @@ def game_position(store, game: int, ply: int) -> dict:
     position = position_from_game(store, int(game), int(ply))
     last = position.last_move
     return {"sfen": position.sfen(), "last_move": last.usi() if last is not None else None}
+
+
+def positions_at(store, wanted: dict) -> dict:
+    """The positions of stored games at some plies: ``{(game, ply): Position}`` for ``wanted``,
+    ``{game: plies}`` (the position after that many main-line moves), each game replayed once;
+    a ply past a game's replayed moves is left out."""
+    from kifudb.analytics.position_input import position_from_sfen
+
+    found = {}
+    for game, plies in wanted.items():
+        info = queries.game_info(store, int(game))
+        if info is None:
+            continue
+        position = position_from_sfen(info["start_sfen"] or STARTING_SFEN)
+        wanted_plies, ply = set(plies), 0
+        if ply in wanted_plies:
+            found[(game, ply)] = position.copy()
+        for row in queries.game_moves(store, int(game)):
+            if row["usi"] is None or ply >= max(wanted_plies):
+                break
+            position.push(Move.from_usi(row["usi"]))
+            ply += 1
+            if ply in wanted_plies:
+                found[(game, ply)] = position.copy()
+    return found
+
+
+def ki2_of(position, usi):
+    """``usi`` (a move's USI text) in KI2 in ``position``, or None if it is not a legal move
+    there (or None)."""
+    if not usi:
+        return None
+    try:
+        move = Move.from_usi(usi)
+    except ValueError:
+        return None
+    if position.illegality(move) is not None:
+        return None
+    return ki2_move(position, move)

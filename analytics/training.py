@@ -33,7 +33,7 @@ The evaluation is the one stored with the move (``moves.score_black``, read from
 comments at ingest): the score of the search that chose the move, i.e. of the position the
 record describes, seen from the side to move; a mate in n plies is ±(32000 - n), as YaneuraOu
 scores it (``analytics.played.engine_score``). Where the record has none, the store's engine
-analysis (``kifudb analyse``; ``analytics.judgement.game_analysis``) of the position gives it,
+analysis (``kifudb analyse``; ``analytics.analysed_moves``) of the position gives it,
 on the same scale (``analysis=False``: never); where both exist, the record's wins (the
 search made in the game itself, usually longer than an analysis). Games without a result are
 left out (a record needs one), and so are games whose start lacks a king (a tsume problem:
@@ -97,15 +97,15 @@ def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(
                "duplicates": 0, "without_result": 0, "without_kings": 0}
     seen: set = set()
     if analysis:
-        from kifudb.analytics.judgement import analyses
+        from kifudb.analytics.analysed_moves import AnalysedMoves
 
-        analysis = bool(analyses(store))  # the store holds one
+        analysis = AnalysedMoves(store)
     with out.stream() as stream:
         for played in played_games(store, filters):
             if played.winner not in _HCPE_RESULT:
                 summary["without_result"] += 1
                 continue
-            scores = _analysis_scores(store, played.game) if analysis else {}
+            scores = _analysis_scores(analysis.of(played.game)) if analysis else {}
             try:
                 records = _records(played, fmt, min_ply, dedupe, seen, summary, scores)
             except PackingError:
@@ -120,15 +120,14 @@ def write_training(store, output, fmt: str, *, filters: GameFilter = GameFilter(
     return summary
 
 
-def _analysis_scores(store, game: int) -> dict:
+def _analysis_scores(rows: dict) -> dict:
     """``{ply: (score_black, mate)}``: the engine's analysis of the position after move
-    ``ply`` of ``game``'s main line (``game_analysis`` has none of the start position), as the
-    store keeps a record's evaluation (a mate's ``score_black`` is ±``MATE``)."""
-    from kifudb.analytics.judgement import game_analysis
-
+    ``ply`` of a game's main line (``rows``: ``analytics.analysed_moves``; none of the start
+    position), as the store keeps a record's evaluation (a mate's ``score_black`` is
+    ±``MATE``)."""
     out = {}
-    for row in game_analysis(store, game):
-        ply, score, mate = row["ply"], row["score_black"], row["mate_black"]
+    for ply, row in rows.items():
+        score, mate = row["score_black"], row["mate_black"]
         if mate:
             out[ply] = (STORED_MATE if mate > 0 else -STORED_MATE, mate)
         elif score is not None:

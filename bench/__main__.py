@@ -9,7 +9,7 @@ When the compiled build (mypyc, ``make native``) runs, kifudb's interpreted sour
 beside it, in a fresh process (``bench/interpreted.py``): "kifudb interpreted" rows.
 
     python -m bench [--runs 5] [--synthetic 2000] [--store-scale 100k[,10M]]
-                    [--only engine|ingest|store|stats|training|writers|dashboard|serve|research|pattern]
+                    [--only engine|ingest|store|stats|training|writers|dashboard|serve|research|pattern|analysis]
 
 The ingest part (``bench/ingest.py``) measures read + parse + validate + key on the KIF and CSA
 fixture files beside rsshogi's and cshogi's readers, and ``--jobs 2`` against one job.
@@ -38,6 +38,9 @@ openings) beside replaying it, and every statistics query on the stores of ``--s
 The pattern part (``bench/pattern.py``) times pattern search (the store's placements) for ten
 patterns of different selectivity beside replaying every game, on the stores of
 ``--store-scale``, with the placements' bytes per position.
+
+The analysis part (``bench/analysis.py``) runs ``kifudb analyse`` beside a minimal USI driver on
+the same positions (its overhead), with ``--jobs 2`` and ``--cluster local:2`` (speed-ups).
 
 The research part (``bench/research.py``) times the players' canonical names, the novelty of
 every dated game, twins, and the explorer with each research filter (the rating band on both
@@ -157,7 +160,7 @@ def main(argv=None) -> int:
     parser.add_argument("--no-perft", action="store_true")
     parser.add_argument("--only", choices=("engine", "ingest", "store", "stats", "training",
                                            "writers", "dashboard", "serve", "research",
-                                           "pattern"),
+                                           "pattern", "analysis"),
                         help="run one part only (the dashboard part runs only when asked)")
     parser.add_argument("--store-scale", default="100k",
                         help="store benchmark sizes in positions, comma-separated (e.g. 100k,10M)")
@@ -195,6 +198,9 @@ def main(argv=None) -> int:
     if args.only in (None, "pattern"):
         from bench.pattern import run_patterns
         run_patterns(args.store_scale.split(","))
+    if args.only in (None, "analysis"):
+        from bench.analysis import report, run_analysis
+        report(run_analysis())
     return 0
 
 

@@ -29,11 +29,12 @@ GAME = PageInfo("views/game.py", "Game viewer", ":material/play_circle:", "game"
 OPENINGS = PageInfo("views/openings.py", "Openings & castles", ":material/castle:", "openings")
 RESULTS = PageInfo("views/results.py", "Results", ":material/bar_chart:", "results")
 PLAYERS = PageInfo("views/players.py", "Players", ":material/groups:", "players")
+PUZZLES = PageInfo("views/puzzles.py", "Puzzles", ":material/extension:", "puzzles")
 
 #: The sidebar's sections, in order; the first page opens by default.
 SECTIONS = {
     "Database": [OVERVIEW, VALIDATION],
-    "Explore": [EXPLORER, SEARCH, PATTERN, GAME],
+    "Explore": [EXPLORER, SEARCH, PATTERN, GAME, PUZZLES],
     "Statistics": [OPENINGS, RESULTS, PLAYERS],
 }
 

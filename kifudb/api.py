@@ -110,7 +110,27 @@ COLUMNS = {
               "path", "differences", "same_players"],
     "player_suggestions": ["written", "games", "undated", "candidates", "reason"],
     "player_spellings": ["name", "games", "spellings"],
+    # the engine's analysis (analytics.judgement, analytics.accuracy, analytics.puzzles)
+    "analyses": ["engine", "limit", "positions", "multipv", "k", "calibrated"],
+    "game_analysis": ["ply", "usi", "mover", "engine", "limit", "score_black", "mate_black",
+                      "pv", "win_black", "win_before", "loss", "accuracy", "judgement", "best"],
+    "accuracy": ["games", "moves", "accuracy", "average_loss", "inaccuracies", "mistakes",
+                 "blunders"],
+    "mistakes": ["game", "ply", "date", "black", "white", "event", "mover", "player", "usi",
+                 "ki2", "best", "best_ki2", "loss", "win_before", "win_after", "judgement",
+                 "sfen"],
+    "puzzles": ["game", "ply", "date", "black", "white", "event", "side", "sfen", "move", "ki2",
+                "solution", "score_black", "mate_black", "win", "second_win", "second_move",
+                "played", "found", "occurrences"],
 }
+#: the types of the analysis' columns (nulls where a position is not analysed)
+_ANALYSIS_TYPES = {"score_black": pl.Int64, "mate_black": pl.Int64, "win_black": pl.Float64,
+                   "win_before": pl.Float64, "loss": pl.Float64, "accuracy": pl.Float64,
+                   "average_loss": pl.Float64, "inaccuracies": pl.Int64, "mistakes": pl.Int64,
+                   "blunders": pl.Int64, "win": pl.Float64, "second_win": pl.Float64,
+                   "win_after": pl.Float64, "occurrences": pl.Int64, "found": pl.Boolean,
+                   "positions": pl.Int64, "multipv": pl.Int64, "k": pl.Float64,
+                   "calibrated": pl.Boolean, "plies_from": pl.Int64, "plies_to": pl.Int64}
 class PatternAnswer(NamedTuple):
     """What ``Database.pattern`` found: the search as ``kifudb pattern`` arguments
     (``pattern``), how many ``games`` met it, a page of them (``matches``) and the moves played
@@ -239,9 +259,12 @@ def position_of(position, start: Union[str, Position] = "startpos") -> Position:
 class GameMove(NamedTuple):
     """A main-line move: ``ply``, ``usi`` and ``ki2`` (None from the first move that could not
     be replayed), ``text`` as written (KIF for a JKF record), ``written`` (the text as stored),
-    ``seconds`` spent, ``comment`` and ``evaluation`` (an engine's, as the record gives it:
+    ``seconds`` spent, ``comment``, ``evaluation`` (an engine's, as the record gives it:
     a dict of ``analytics.queries.EVALUATION`` — ``score``, ``score_black``, ``mate``,
-    ``depth``, ``nodes``, ``pv``, ``engine``, ``dialect`` —, or None)."""
+    ``depth``, ``nodes``, ``pv``, ``engine``, ``dialect`` —, or None) and ``analysis`` (the
+    store's engine analysis of the move, ``analytics.game_record.move_analysis``: ``engine``,
+    ``limit``, ``score_black``, ``mate_black``, ``win_black``, ``loss``, ``accuracy``,
+    ``judgement``, ``best``; or None)."""
 
     ply: int
     usi: Optional[str]
@@ -251,6 +274,7 @@ class GameMove(NamedTuple):
     seconds: Optional[float]
     comment: Optional[str]
     evaluation: Optional[dict] = None
+    analysis: Optional[dict] = None
 
 
 class VariationMove(NamedTuple):
@@ -325,6 +349,10 @@ class Game:
     provenance: Optional[dict] = dataclasses.field(default=None, compare=False)
     #: the novelty (``{"ply", "earlier_games"}``, ``analytics.novelty``), or None
     novelty: Optional[dict] = dataclasses.field(default=None, compare=False)
+    #: what the store's engine analysis says of the game (``analytics.judgement.
+    #: game_judgement`` without its moves: ``engine``, ``limit``, ``k``, ``black``/``white``
+    #: accuracy and judgements, ``turning_ply`` …), or None without analysis
+    judgement: Optional[dict] = dataclasses.field(default=None, compare=False)
     #: the rest of the ``games`` row (``DETAILS``: ``end_date``, ``time_control``, ratings …)
     details: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
 
@@ -337,6 +365,7 @@ class Game:
         info = record["info"]
         return cls(kifu=kifu, unwritable=unwritable, provenance=info.get("provenance"),
             novelty=novelty, details={name: info.get(name) for name in DETAILS},
+            judgement=record.get("judgement"),
             id=info["game"], black=info["black"], white=info["white"],
             date=datetime.date.fromisoformat(info["date"]) if info["date"] else None,
             event=info["event"], handicap=info["handicap"], winner=info["winner"],
@@ -368,7 +397,7 @@ class Game:
         >>> db.game(1).moves_frame().columns
         ['ply', 'usi', 'ki2', 'text', 'written', 'seconds', 'comment']
         """
-        fields = [f for f in GameMove._fields if f != "evaluation"]
+        fields = [f for f in GameMove._fields if f not in ("evaluation", "analysis")]
         return frame([{f: getattr(m, f) for f in fields} for m in self.moves], fields)
 
     def evaluations(self) -> pl.DataFrame:
@@ -385,6 +414,24 @@ class Game:
                       if m.evaluation is not None], names,
                      {"score": pl.Int64, "score_black": pl.Int64, "mate": pl.Int64,
                       "depth": pl.Int64, "nodes": pl.Int64})
+
+    def analysis(self) -> pl.DataFrame:
+        """The store's engine analysis of the main-line moves, a row per move (``ply``,
+        ``usi`` and ``analytics.game_record.ANALYSIS_FIELDS``: ``engine``, ``limit``,
+        ``score_black``, ``mate_black``, ``win_black``, ``loss``, ``accuracy``,
+        ``judgement``, ``best``; nulls where a position is not analysed); ``judgement`` has
+        the game's figures (each side's accuracy, the turning ply). Without analysis in the
+        store every value is null.
+
+        >>> db.game(1).analysis().columns[:5], db.game(1).judgement
+        (['ply', 'usi', 'engine', 'limit', 'score_black'], None)
+        """
+        from kifudb.analytics.game_record import ANALYSIS_FIELDS
+
+        names = ["ply", "usi", *ANALYSIS_FIELDS]
+        return frame([{"ply": m.ply, "usi": m.usi,
+                       **(m.analysis or dict.fromkeys(ANALYSIS_FIELDS))} for m in self.moves],
+                     names, _ANALYSIS_TYPES)
 
     def record(self, fmt: str = "kif") -> str:
         """The game as a record in ``fmt`` — ``kif``, ``ki2``, ``csa``, ``jkf`` or ``usi``
@@ -599,9 +646,11 @@ class Database:
                 for game in twin["games"]]
         return frame(rows, COLUMNS["twins"], {"twin": pl.Int64, **_NAMES})
 
-    def game(self, game_id: int) -> Game:
-        """Game ``game_id`` (a ``Game``: moves, variations, labels); ``KeyError`` if the
-        store has no such game.
+    def game(self, game_id: int, *, engine: Optional[str] = None,
+             engine_limit: Optional[str] = None) -> Game:
+        """Game ``game_id`` (a ``Game``: moves, variations, labels, the engine's analysis of
+        ``engine`` and ``engine_limit`` when given, else of the analysis with the most
+        positions); ``KeyError`` if the store has no such game.
 
         >>> db.game(4).black, db.game(4).moves[-1].ki2
         ('羽生善治', '△８七歩')
@@ -610,7 +659,80 @@ class Database:
         ...
         KeyError: 'the store has no game 999'
         """
-        return stored_game(self._store, _game_id(game_id))
+        return stored_game(self._store, _game_id(game_id), engine, engine_limit)
+
+    # ----- the engine's analysis (kifudb analyse): analytics.judgement, accuracy, puzzles -----
+
+    def analyses(self) -> pl.DataFrame:
+        """The engine analyses the store holds, one row per engine and limit, most analysed
+        positions first: ``engine``, ``limit``, ``positions``, ``multipv`` (lines stored),
+        ``k`` (the win coefficient its judgements use) and ``calibrated`` (``kifudb
+        calibrate`` fitted it).
+
+        >>> db.analyses().height
+        0
+        """
+        from kifudb.analytics.judgement import analyses
+
+        return frame(analyses(self._store), COLUMNS["analyses"], _ANALYSIS_TYPES)
+
+    def game_analysis(self, game_id: int, *, engine: Optional[str] = None,
+                      engine_limit: Optional[str] = None) -> pl.DataFrame:
+        """Every main-line move of a game judged (``analytics.judgement.game_analysis``):
+        ``ply``, ``usi``, ``mover``, ``engine``, ``limit``, ``score_black``, ``mate_black``,
+        ``pv`` (of the position after the move), ``win_black`` (0–100, after it),
+        ``win_before``, ``loss``, ``accuracy``, ``judgement`` (inaccuracy, mistake, blunder
+        or null) and ``best`` (the engine's move, when judged). ``NoAnalysis`` (a
+        ``ValueError``) without analysis:
+
+        >>> db.game_analysis(1)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        kifudb.analytics.judgement.NoAnalysis: no engine analysis in ...: run 'kifudb analyse --store ... --engine ENGINE --nodes N' first
+        """
+        from kifudb.analytics.judgement import game_analysis
+
+        return frame(game_analysis(self._store, _game_id(game_id), engine, engine_limit),
+                     COLUMNS["game_analysis"], _ANALYSIS_TYPES)
+
+    def accuracy(self, by: str = "total", *, bucket: int = 20, min_games: int = 1,
+                 engine: Optional[str] = None, engine_limit: Optional[str] = None,
+                 filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
+        """``kifudb stats accuracy``: the accuracy of the moves of the games of the filters,
+        in total or ``by`` player, opening, castle, year or ply-range
+        (``analytics.accuracy.accuracy``): the group's key, ``games``, ``moves``,
+        ``accuracy``, ``average_loss``, ``inaccuracies``, ``mistakes``, ``blunders``."""
+        from kifudb.analytics.accuracy import accuracy
+
+        found = accuracy(self._store, by=by, bucket=bucket, min_games=min_games, engine=engine,
+                         engine_limit=engine_limit, filters=game_filter(filters, **fields))
+        keys = {"total": [], "ply-range": ["plies_from", "plies_to"]}.get(by, [by])
+        return frame(found["groups"], keys + COLUMNS["accuracy"], _ANALYSIS_TYPES)
+
+    def mistakes(self, *, limit: int = 20, offset: int = 0, of: Optional[str] = None,
+                 least: str = "inaccuracy", engine: Optional[str] = None,
+                 engine_limit: Optional[str] = None, filters: Optional[GameFilter] = None,
+                 **fields) -> pl.DataFrame:
+        """``kifudb stats mistakes``: the most costly moves (``analytics.accuracy.mistakes``),
+        of the player ``of`` when given, judged at least ``least``, the largest loss first."""
+        from kifudb.analytics.accuracy import mistakes
+
+        found = mistakes(self._store, limit=limit, offset=offset, of=of, least=least,
+                         engine=engine, engine_limit=engine_limit,
+                         filters=game_filter(filters, **fields))
+        return frame(found["moves"], COLUMNS["mistakes"], _ANALYSIS_TYPES)
+
+    def puzzles(self, *, limit: int = 50, offset: int = 0, engine: Optional[str] = None,
+                engine_limit: Optional[str] = None, filters: Optional[GameFilter] = None,
+                **fields) -> pl.DataFrame:
+        """``kifudb puzzles``: positions of the games of the filters where one move wins and
+        the others do not (``analytics.puzzles``; the analysis needs two lines: ``kifudb
+        analyse --multipv 2``): ``game``, ``ply``, ``sfen``, ``move``, ``solution`` …"""
+        from kifudb.analytics.puzzles import puzzles
+
+        found = puzzles(self._store, limit=limit, offset=offset, engine=engine,
+                        engine_limit=engine_limit, filters=game_filter(filters, **fields))
+        return frame(found["puzzles"], COLUMNS["puzzles"], _ANALYSIS_TYPES)
 
     def sql(self, text: str, *, limit: Optional[int] = 1000,
             timeout: Optional[float] = DEFAULT_TIMEOUT,
@@ -648,12 +770,15 @@ class Database:
         return pl.DataFrame(result.rows, schema=names, orient="row", infer_schema_length=None)
 
 
-def stored_game(store, game_id: int) -> Game:
-    """Game ``game_id`` of ``store`` as a ``Game``; ``KeyError`` for an unknown game."""
+def stored_game(store, game_id: int, engine: Optional[str] = None,
+                limit: Optional[str] = None) -> Game:
+    """Game ``game_id`` of ``store`` as a ``Game``; ``KeyError`` for an unknown game. Its moves'
+    ``analysis`` is of ``engine`` and ``limit`` when given (``NoAnalysis``, a ``ValueError``,
+    if the store has none of them), else of the analysis with the most positions."""
     from kifudb.analytics.export import stored_kifu
     from kifudb.core.kifu import UnwritableGame
 
-    record = _game_record.game_record(store, game_id)
+    record = _game_record.game_record(store, game_id, engine, limit)
     if record is None:
         raise KeyError(f"the store has no game {game_id}")
     try:

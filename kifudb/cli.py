@@ -10,6 +10,7 @@ command parses its options and calls ``ingest`` (reading), ``store`` (writing) o
     kifudb convert records/ --to csa -o out/   # write every game in another format
     kifudb export --to kif -o out/ --player 羽生  # the store's games as records or training data
     kifudb stats … / relabel                   # what wins; label the store again
+    kifudb stats accuracy --by player / puzzles / calibrate   # what the engine's analysis says
     kifudb book --output book.db               # a YaneuraOu opening book of the moves played
     kifudb dashboard --store data/store        # the Streamlit app over a store
     kifudb serve --store data/store --port 8080  # the HTTP JSON API over a store
@@ -38,6 +39,7 @@ from kifudb.cli_book import book
 from kifudb.cli_classify import classify
 from kifudb.cli_export import convert, export
 from kifudb.cli_game import game
+from kifudb.cli_judgement import accuracy, calibrate, mistakes, puzzles
 from kifudb.cli_pattern import pattern
 from kifudb.cli_players import players
 from kifudb.cli_twins import twins
@@ -363,4 +365,8 @@ main.add_command(convert)
 main.add_command(export)
 main.add_command(analyse)
 main.add_command(analyse, name="analyze")
+main.add_command(puzzles)
+main.add_command(calibrate)
+stats.add_command(accuracy)
+stats.add_command(mistakes)
 

@@ -43,6 +43,9 @@ def _option(text: str) -> tuple:
 @click.option("--deadline", type=click.FloatRange(min=0.1),
               help="Seconds after which a search is said to hang (its engine is restarted and "
                    "the position tried once more); by default far above the limit.")
+@click.option("--commit-every", type=click.IntRange(min=1), metavar="N",
+              help="Commit the analysed positions every N positions (and every minute); a "
+                   "killed run loses at most the last N.  [default: 2,000]")
 @game_filter_options
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Engines run at once on this machine.")
@@ -52,8 +55,8 @@ def _option(text: str) -> tuple:
 @progress_option
 @_store_option
 @_guard
-def analyse(engine, nodes, depth, movetime, multipv, engine_options, deadline, jobs, cluster,
-            progress, store_dir: Path, **options) -> None:
+def analyse(engine, nodes, depth, movetime, multipv, engine_options, deadline, commit_every,
+            jobs, cluster, progress, store_dir: Path, **options) -> None:
     """Analyse every distinct position of the chosen games with a USI engine, once per engine,
     limit and number of lines, and keep its score, best move and line in the store.
 
@@ -61,7 +64,7 @@ def analyse(engine, nodes, depth, movetime, multipv, engine_options, deadline, j
     stopped. Positions without a king on each side or without a legal move are counted, not
     sent. An engine that dies, hangs or answers an illegal move is restarted and the position
     tried once more, then reported; the others go on."""
-    from kifudb.analysis.run import analyse as run
+    from kifudb.analysis.run import COMMIT_POSITIONS, analyse as run
     from kifudb.analysis.usi import EngineError
     from kifudb.store.manifest import StoreError
 
@@ -76,7 +79,8 @@ def analyse(engine, nodes, depth, movetime, multipv, engine_options, deadline, j
         report = run(store_dir, engine, limits[0] if limits else f"nodes={DEFAULT_NODES}",
                      multipv=multipv, options=tuple(_option(o) for o in engine_options),
                      filters=game_filter(options), jobs=jobs, cluster=cluster,
-                     deadline=deadline, progress=wants_progress(progress))
+                     deadline=deadline, progress=wants_progress(progress),
+                     commit_positions=commit_every or COMMIT_POSITIONS)
     except (EngineError, StoreError) as error:
         raise click.ClickException(printable(str(error))) from None
     for line in report.lines():

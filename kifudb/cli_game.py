@@ -3,7 +3,15 @@ date, event, result, sources, the castles and openings of each side with their p
 main-line move (KI2, as written, time, an engine's score where the record gives one, comment),
 the novelty (★, ``analytics.novelty``) and the variations.
 
-    kifudb game 12 [--store DIR] [--format text|json] [--sfens]
+    kifudb game 12 [--store DIR] [--format text|json] [--sfens] [--engine NAME] [--engine-limit L]
+
+Where the store holds an engine's analysis (``kifudb analyse``), each move gets it
+(``analytics.judgement``): in JSON an ``analysis`` object per move (``engine``, ``limit``,
+``score_black``, ``mate_black``, ``win_black``, ``loss``, ``accuracy``, ``judgement``,
+``best``; null where the position after the move was not analysed) and the game's
+``judgement`` (each side's accuracy, average loss and judgements, the turning ply); in text
+the engine's score (Black's view) and ``?!``, ``?``, ``??`` beside the judged moves, with the
+engine's better move.
 """
 
 from __future__ import annotations
@@ -35,6 +43,37 @@ def _label_lines(labels: list) -> list:
                      if r["side"] == side and r["kind"] == kind]
             lines.append(f"  {_MARKS[side]} {kind}s: {', '.join(found) or '-'}")
     return lines
+
+
+def _judged(analysis, sfen_before) -> str:
+    """A move's engine analysis in the move list: Black's score after it (``+M3`` a mate)
+    and, for a judged move, the engine's better move in KI2 (``-450 better ▲３一角``)."""
+    from kifudb.analytics.game_record import ki2_of
+    from kifudb.core.position import Position
+
+    if analysis is None:
+        return ""
+    if analysis["mate_black"] is not None:
+        score = ("+M" if analysis["mate_black"] > 0 else "-M") + str(abs(analysis["mate_black"]))
+    else:
+        score = f"{analysis['score_black']:+d}" if analysis["score_black"] else "0"
+    if not analysis["best"]:
+        return score
+    better = ki2_of(Position.from_sfen(sfen_before), analysis["best"]) if sfen_before else None
+    return f"{score} better {better or analysis['best']}"
+
+
+def _judgement_line(judged: dict) -> str:
+    """Each side's accuracy and judgements, and the turning ply."""
+    sides = []
+    for side in ("black", "white"):
+        s = judged[side]
+        accuracy = "-" if s["accuracy"] is None else f"{s['accuracy']:.1f}"
+        sides.append(f"{_MARKS[side]} accuracy {accuracy}, {s['inaccuracies']}?! "
+                     f"{s['mistakes']}? {s['blunders']}??")
+    turned = (f"; turned at ply {judged['turning_ply']}" if judged["turning_ply"] else "")
+    return (f"engine: {judged['engine']} at {judged['limit']} — " + "; ".join(sides) + turned
+            + " (?! inaccuracy, ? mistake, ?? blunder: the mover's drop in win % of 5, 10, 15)")
 
 
 def _novelty_line(novelty, moves: list, date) -> str:
@@ -69,22 +108,29 @@ def _comment(move: dict, sfen_after) -> str:
               show_default=True)
 @click.option("--sfens", is_flag=True, hidden=True,
               help="(The JSON always has the SFEN after every move: kept for older scripts.)")
+@click.option("--engine", metavar="NAME",
+              help="The engine analysis shown (a part of its name); by default the one with "
+                   "the most analysed positions.")
+@click.option("--engine-limit", "engine_limit", metavar="LIMIT",
+              help="The analysis' limit as stored (nodes=1000 …).")
 @_store_option
 @_guard
-def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
-    """One stored game: headers, labels, moves with times and comments, variations."""
+def game(game_id: int, output: str, sfens: bool, engine, engine_limit, store_dir: Path) -> None:
+    """One stored game: headers, labels, moves with times and comments, variations; the
+    engine's judgements where the store holds an analysis."""
     from kifudb.analytics import stats
-    from kifudb.analytics.game_record import game_record, score_text, variation_lines
+    from kifudb.analytics.game_record import (game_record, judgement_mark, score_text,
+                                              variation_lines)
     from kifudb.analytics.novelty import game_novelty
 
     store = _open_store(store_dir)
-    record = game_record(store, game_id)
+    record = game_record(store, game_id, engine, engine_limit)
     if record is None:
         raise click.ClickException(f"the store has no game {game_id}")
     if output == "json":  # the game as every door gives it (GET /game/ID, db.game(ID))
         from kifudb.api import stored_game
 
-        _echo_json(stored_game(store, game_id).as_dict())
+        _echo_json(stored_game(store, game_id, engine, engine_limit).as_dict())
         return
     labels = stats.game_labels(store, game_id)
     novelty = game_novelty(store, game_id)
@@ -113,6 +159,13 @@ def game(game_id: int, output: str, sfens: bool, store_dir: Path) -> None:
         headers.insert(4, "score")
         for row, m in zip(rows, record["moves"]):
             row.insert(4, score_text(m["evaluation"]))
+    if record["judgement"] is not None:  # the store's engine analysis, judged
+        headers.insert(len(headers) - 1, "engine")
+        for row, m in zip(rows, record["moves"]):
+            before = record["sfens"][m["ply"] - 1] if m["ply"] <= len(record["sfens"]) else None
+            row[1] += judgement_mark(m["analysis"])  # ?!, ?, ?? beside the move
+            row.insert(len(row) - 1, _judged(m["analysis"], before))
+        click.echo(printable(_judgement_line(record["judgement"])))
     click.echo(_table(headers, rows, limits={len(headers) - 1: 60}, right={0}))
     for number, rows in variation_lines(record["variations"]).items():
         parent = rows[0]["parent"]

@@ -15,6 +15,11 @@ explorer where it fits.
   ``/stats/novelties``: the questions of ``kifudb stats``;
 - ``GET /twins`` (``kifudb twins``) and ``GET /players/suggest`` (``kifudb players
   --suggest``);
+- ``GET /analyses``, ``/accuracy``, ``/mistakes``, ``/puzzles``: what the store's engine
+  analysis says (``kifudb stats accuracy``, ``kifudb stats mistakes``, ``kifudb puzzles``;
+  ``engine`` and ``engine_limit`` choose among several; a store without it is a 404
+  ``no_analysis``), and ``/game/{id}`` gives each move its ``analysis`` and the game its
+  ``judgement``;
 - ``GET /health``; ``GET /openapi.json`` and the interactive documentation at ``/docs`` (and
   ``/redoc``), whose Swagger UI and ReDoc files the API serves itself (``DOCS_FILES``, from
   the fastapi-offline package): they work without internet.
@@ -475,6 +480,11 @@ _MOVES = Query(None, max_length=position_input.MAX_MOVES_TEXT,
 _START = Query(None, max_length=position_input.MAX_SFEN,
                description="The SFEN the moves start from (default: startpos).")
 _KINDS = Literal["castle", "opening"]
+_ENGINE = Query(None, min_length=1, max_length=200,
+                description="The analysing engine (a part of its name); by default the "
+                            "analysis with the most analysed positions.")
+_ENGINE_LIMIT = Query(None, min_length=1, max_length=100,
+                      description="The analysis' limit as stored (nodes=1000 …).")
 
 
 # ----- the app -----------------------------------------------------------------------------------
@@ -636,7 +646,9 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
     async def game(game_id: int = PathParam(ge=0, le=2 ** 31 - 1),
                    format: Optional[Literal["kif", "ki2", "csa", "jkf", "usi"]] = Query(
                        None, description="The record as text in this format (UTF-8) instead "
-                                         "of the JSON description.")) -> Response:
+                                         "of the JSON description."),
+                   engine: Optional[str] = _ENGINE,
+                   engine_limit: Optional[str] = _ENGINE_LIMIT) -> Response:
         """The game as ``kifudb game ID --format json`` shows it: ``black``, ``white``,
         ``date``, ``event``, ``handicap``, ``winner``, ``reason``, ``headers``,
         ``start_sfen``, ``sources`` (file names), ``moves`` (``ply``, ``usi``, ``ki2``,
@@ -644,7 +656,7 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
         move), ``variations``, ``labels`` and ``unwritable`` (why the game cannot be written
         as a record, or null). With ``format``, the record itself (``core.writers``), named
         ``kifudb-ID.kif`` …; a game that cannot be written is a 422 ``unwritable``."""
-        found = await lookup(_game, game_id, format)
+        found = await lookup(_game, game_id, format, engine, engine_limit)
         if found is None:
             raise ApiError(404, "not_found", f"the store has no game {game_id}")
         if format is None:
@@ -656,6 +668,70 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
         name = f"kifudb-{game_id}{EXTENSIONS[format]}"
         return Response(found.encode("utf-8"), media_type=MEDIA_TYPES[format],
                         headers={"Content-Disposition": f'inline; filename="{name}"'})
+
+    # ----- the engine's analysis: analytics.judgement, accuracy, puzzles --------------------------
+
+    @api.get("/analyses", summary="The engine analyses the store holds")
+    async def analyses() -> JsonAnswer:
+        """One per engine and limit, most analysed positions first: ``engine``, ``limit``,
+        ``positions``, ``multipv`` (lines stored), ``k`` (the win coefficient its judgements
+        use) and ``calibrated``."""
+        from kifudb.analytics.judgement import analyses as stored
+
+        return JsonAnswer(await statistic(stored))
+
+    @api.get("/accuracy", summary="The accuracy of the moves, in total or by a grouping")
+    async def accuracy(by: Literal["total", "player", "opening", "castle", "year",
+                                   "ply-range"] = "total",
+                       bucket: int = Query(20, ge=1, le=1000,
+                                           description="With by=ply-range: plies a range."),
+                       min_games: int = Query(1, ge=1, le=1_000_000),
+                       engine: Optional[str] = _ENGINE,
+                       engine_limit: Optional[str] = _ENGINE_LIMIT,
+                       chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        """``kifudb stats accuracy``: ``engine``, ``limit``, ``k``, ``by`` and ``groups``
+        (the group's key, ``games``, ``moves``, ``accuracy``, ``average_loss``,
+        ``inaccuracies``, ``mistakes``, ``blunders``). A store without analysis (or without
+        the one named) is a 404 ``no_analysis``."""
+        from kifudb.analytics.accuracy import accuracy as measured
+
+        return JsonAnswer(await statistic(_analysed, measured, by=by, bucket=bucket,
+                                          min_games=min_games, engine=engine,
+                                          engine_limit=engine_limit, filters=chosen.filter))
+
+    @api.get("/mistakes", summary="The most costly moves, with the engine's better move")
+    async def mistakes(of: Optional[str] = Query(None, min_length=1, max_length=200,
+                                                 description="Only this player's moves."),
+                       least: Literal["inaccuracy", "mistake", "blunder"] = "inaccuracy",
+                       offset: int = Query(0, ge=0, le=MAX_OFFSET),
+                       limit: int = Query(20, ge=1, le=MAX_LIMIT),
+                       engine: Optional[str] = _ENGINE,
+                       engine_limit: Optional[str] = _ENGINE_LIMIT,
+                       chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        """``kifudb stats mistakes``: ``engine``, ``limit``, ``k`` and ``moves`` (``game``,
+        ``ply``, ``player``, ``usi``, ``ki2``, ``best``, ``best_ki2``, ``loss``,
+        ``win_before``, ``win_after``, ``judgement``, ``sfen`` …), the largest loss first."""
+        from kifudb.analytics.accuracy import mistakes as costly
+
+        return JsonAnswer(await statistic(_analysed, costly, limit=limit, offset=offset, of=of,
+                                          least=least, engine=engine,
+                                          engine_limit=engine_limit, filters=chosen.filter))
+
+    @api.get("/puzzles", summary="Positions where one move wins and the others do not")
+    async def puzzles(offset: int = Query(0, ge=0, le=MAX_OFFSET),
+                      limit: int = Query(50, ge=1, le=MAX_LIMIT),
+                      engine: Optional[str] = _ENGINE,
+                      engine_limit: Optional[str] = _ENGINE_LIMIT,
+                      chosen: Filters = Depends(_filters)) -> JsonAnswer:
+        """``kifudb puzzles``: ``engine``, ``limit``, ``k`` and ``puzzles`` (``game``,
+        ``ply``, ``side``, ``sfen``, ``move``, ``ki2``, ``solution``, ``win``,
+        ``second_move``, ``second_win``, ``played``, ``found``, ``occurrences`` …), the
+        clearest first; the analysis needs two lines (``kifudb analyse --multipv 2``)."""
+        from kifudb.analytics.puzzles import puzzles as found
+
+        return JsonAnswer(await statistic(_analysed, found, limit=limit, offset=offset,
+                                          engine=engine, engine_limit=engine_limit,
+                                          filters=chosen.filter))
 
     # ----- statistics: the questions of ``kifudb stats`` -----------------------------------------
 
@@ -836,11 +912,12 @@ def _pattern(store, conditions: str, turn, min_ply, max_ply, mirror: bool, eithe
     return found
 
 
-def _game(store, game_id: int, fmt: Optional[str]):
+def _game(store, game_id: int, fmt: Optional[str], engine: Optional[str] = None,
+          engine_limit: Optional[str] = None):
     """The game's JSON description, its record in ``fmt`` (text), an ``ApiError`` for a game
     that cannot be written, or None for an unknown game."""
     try:
-        game = stored_game(store, game_id)
+        game = _analysed(store, stored_game, game_id, engine, engine_limit)
     except KeyError:
         return None
     if fmt is not None:
@@ -854,6 +931,19 @@ def _game(store, game_id: int, fmt: Optional[str]):
         shown["provenance"] = {field: {**given, "path": Path(given["path"]).name}
                                for field, given in shown["provenance"].items()}
     return shown
+
+
+def _analysed(store, function, *args, **kwargs):
+    """``function(store, …)``, a question of the engine's analysis: a store without it, or
+    without the engine and limit named, is a 404 ``no_analysis`` that says so."""
+    from kifudb.analytics.judgement import NoAnalysis
+
+    try:
+        return function(store, *args, **kwargs)
+    except NoAnalysis as error:
+        # the store's folder is STORE, as in every answer (not the server's paths)
+        raise ApiError(404, "no_analysis",
+                       str(error).replace(str(store.root), "STORE")) from None
 
 
 def _findings(store, code, severity, path, offset: int, limit: int) -> dict:

@@ -247,6 +247,16 @@ class Store:
         manifest = manifest or self.manifest()
         return manifest.get("labels") or {"version": None, "from_batch": 0}
 
+    def record_calibration(self, name: str, entry: Optional[dict]) -> None:
+        """Record ``entry`` (a dict) as the manifest's ``calibration`` entry ``name``, or
+        remove it (None): a win-rate coefficient fitted to this store's games
+        (``analytics.calibration``). Call under ``writing()``."""
+        manifest = self.manifest()
+        fitted = {k: v for k, v in (manifest.get("calibration") or {}).items() if k != name}
+        if entry is not None:
+            fitted[name] = entry
+        self._write_manifest({**manifest, "calibration": fitted})
+
     # ----- writing ---------------------------------------------------------------------------------
 
     @contextlib.contextmanager

@@ -41,7 +41,7 @@ def _python_files():
 
 
 def test_the_folders_are_kifudb_subpackages():
-    assert FOLDER_NAMES == {"core", "ingest", "labels", "store", "analytics", "dashboard"}
+    assert FOLDER_NAMES == {"core", "ingest", "labels", "store", "analysis", "analytics", "dashboard"}
     for name, folder in build_native.PACKAGE_DIRS.items():
         assert (ROOT / folder / "__init__.py").is_file(), name
 

@@ -37,7 +37,8 @@ README = ROOT / "README.md"
 KIFUDB = Path(sys.executable).with_name("kifudb")
 #: the commands that take ``--store`` (default ``data/store``)
 STORE_COMMANDS = {"ingest", "search", "explore", "pattern", "sql", "game", "stats", "relabel", "dashboard",
-                  "book", "export", "players", "twins"}
+                  "book", "export", "players", "twins", "analyse", "analyze", "puzzles",
+                  "calibrate"}
 DEFAULT_STORE = "data/store"
 #: what the demo store holds (``make demo``)
 DEMO_INPUT = "data/samples"

@@ -4,12 +4,18 @@ played there opens the explorer with it; the engine's best move is an arrow); th
 list with times and comments; the castles and openings each side reached, with the ply (a
 click jumps there); the variations, read back on the board; the record's headers and
 sources, and the game to download as KIF, KI2, CSA, JKF or USI
-(``analytics.export.record_text``) or to copy as KIF text; the position on the board to copy
+(``analytics.export.record_text``, with the store's engine analysis in ShogiHome's comments)
+or to copy as KIF text; the position on the board to copy
 as SFEN (under the board) or as a KIF board diagram. Under the title, the game's
 novelty (``analytics.novelty``: the first position no earlier game reached), one click away.
 
 With an engine's evaluations in the record, a graph of them (▲ Black's point of view; a click
-goes to that ply) is under the board, and the move list has each move's score.
+goes to that ply) is under the board, and the move list has each move's score. With the store's
+engine analysis (``kifudb analyse``; ``analytics.judgement``), the graph draws it too (both
+when both exist, told apart), the move list marks each judged move (?! inaccuracy, ? mistake,
+?? blunder) with the engine's better move and its score, the board shows the better move as
+an arrow before a judged move, and under the title each side's accuracy, average loss and
+judgements, and the ply where the game turned.
 
 The URL holds the game and the ply: ``?game=12&ply=30``; every step changes it once, so the
 browser's Back and Forward step through the moves. A game id or ply that is not one is said on
@@ -28,11 +34,13 @@ import streamlit as st
 
 from kifudb.analytics import export, novelty, stats
 from kifudb.core.handicap import handicap_name
+from kifudb.core.move import Move
+from kifudb.core.notation import ki2_move
 from kifudb.core.notation.bod import bod_text
 from kifudb.core.position import STARTING_SFEN, Position
 from kifudb.core.writers import EXTENSIONS, FORMATS, MEDIA_TYPES
 from kifudb.analytics import game_record as stored_game
-from kifudb.dashboard import board, display, evaluation_chart, filters, nav
+from kifudb.dashboard import board, display, engine_analysis, evaluation_chart, filters, nav
 from kifudb.dashboard.downloads import ENCODED, ENCODINGS
 from kifudb.dashboard.games_table import games_table
 from kifudb.dashboard.position_form import MAX_GAME, whole_number
@@ -149,6 +157,62 @@ def headline(info: dict) -> None:
                    icon=":material/warning:")
 
 
+def side_judgement(side: dict) -> str:
+    """One side's figures of the engine's analysis: ``accuracy 87.3% · loss 2.1 · ?? 1 ? 0
+    ?! 2 (52 moves)``."""
+    if not side or side.get("accuracy") is None:
+        return "no move judged"
+    counts = " ".join(f"{mark} {side[name]}" for name, mark in engine_analysis.COUNTS.items())
+    return (f"accuracy {side['accuracy']:.1f}% · average loss {side['average_loss']:.1f} · "
+            f"{counts} ({display.count(side['moves'], 'move')})")
+
+
+def judgement_note(game: int, record: dict, ply: int, handicap: bool) -> None:
+    """What the store's engine analysis says of the game (``analytics.judgement``): each
+    side's accuracy, average loss and judgements, and the ply where the game turned (a
+    button goes there); nothing without an analysis."""
+    judged = record.get("judgement")
+    if not judged:
+        return
+    sides = " · ".join(f"{display.side_name(side, handicap)}: {side_judgement(judged[side])}"
+                       for side in ("black", "white"))
+    st.caption(display.plain(f"Engine analysis ({judged['engine']}, {judged['limit']}): "
+                             f"{sides}"),
+               help="lishogi's formulas (analytics/judgement.py): a move's loss is the drop "
+                    "of the mover's win chance, its accuracy falls with the loss, and ?! ? ?? "
+                    "mark an inaccuracy, a mistake, a blunder")
+    turned = judged.get("turning_ply")
+    if turned:
+        if st.button(f"The game turned at ply {turned}", key=f"turned-{game}",
+                     icon=":material/swap_vert:", disabled=turned == ply,
+                     help="The move after which the winner never again fell below an even "
+                          "position in the engine's analysis"):
+            go_to(game, turned)
+            st.rerun()
+
+
+def judged_move_note(record: dict, ply: int) -> None:
+    """Under the board, at a judged move: what the engine thought of it, and its better
+    move."""
+    if not ply:
+        return
+    analysis = record["moves"][ply - 1].get("analysis") or {}
+    if not analysis.get("judgement"):
+        return
+    mover = "black" if record["sfens"][ply - 1].split()[1] == "b" else "white"
+    row = record["moves"][ply - 1]
+    said = (f"{row['ki2']}{stored_game.judgement_mark(analysis)}: {analysis['judgement']} "
+            f"(the mover's chance fell by {analysis['loss']:.1f} points")
+    if analysis.get("win_black") is not None:
+        chance = analysis["win_black"] if mover == "black" else 100 - analysis["win_black"]
+        said += f", to {chance:.0f}%"
+    said += ")"
+    better = better_move(record, ply)
+    if better:
+        said += f"; the engine preferred {better}"
+    st.warning(display.plain(said), icon=":material/report:")
+
+
 def novelty_note(game: int, record: dict, ply: int) -> None:
     """Where the game left the earlier games' path (``analytics.novelty``), with a button to
     go there; nothing for an undated game."""
@@ -190,10 +254,29 @@ def comment_text(record: dict, ply: int) -> str:
     return "\n".join(kept)
 
 
+def better_move(record: dict, ply: int) -> str:
+    """The engine's better move (KI2) in the position before the move at ``ply``, when the
+    analysis judged that move; else empty."""
+    analysis = record["moves"][ply - 1].get("analysis") or {}
+    if not analysis.get("best") or ply >= len(record["sfens"]):
+        return ""
+    position = Position.from_sfen(record["sfens"][ply - 1])
+    previous = Move.from_usi(record["moves"][ply - 2]["usi"]).to_square if ply > 1 else None
+    try:
+        move = Move.from_usi(analysis["best"])
+    except ValueError:
+        return ""
+    if position.illegality(move) is not None:
+        return ""
+    return ki2_move(position, move, previous)
+
+
 def move_table(record: dict) -> pl.DataFrame:
-    """The main line: each move in KI2 and as the record wrote it — or, in an engine's game,
-    with the engine's score in place of the text as written —, its time and the side's total,
-    and its comments."""
+    """The main line: each move in KI2 (marked ?!, ?, ?? when the engine's analysis judged it)
+    and as the record wrote it — or, in an engine's game or an analysed one, with the scores
+    in place of the text as written: the record's (``score``) and the analysis's
+    (``engine``, with its ``better`` move beside a judged one) —, its time and the side's
+    total, and its comments."""
     black_first = record["sfens"][0].split()[1] == "b"
     spent = {True: 0.0, False: 0.0}
     table = []
@@ -201,15 +284,29 @@ def move_table(record: dict) -> pl.DataFrame:
         black = (row["ply"] % 2 == 1) == black_first
         if row["seconds"] is not None:
             spent[black] += row["seconds"]
-        table.append({"ply": row["ply"], "move": row["ki2"] or f"✗ {row['text']}",
+        analysis = row.get("analysis")
+        mark = stored_game.judgement_mark(analysis)
+        table.append({"ply": row["ply"],
+                      "move": (row["ki2"] or f"✗ {row['text']}") + (f" {mark}" if mark else ""),
                       "written": row["text"], "time": clock(row["seconds"]),
                       "total": clock(spent[black]) if row["seconds"] is not None else "",
                       "score": stored_game.score_text(row.get("evaluation")),
+                      "engine": stored_game.score_text(
+                          evaluation_chart.analysis_evaluation(analysis)),
+                      "better": better_move(record, row["ply"]),
                       "comment": comment_text(record, row["ply"])})
-    columns = ["ply", "move", "written", "time", "total", "score", "comment"]
+    columns = ["ply", "move", "written", "time", "total", "score", "engine", "better", "comment"]
     # an engine's game shows its scores in place of the moves as written (a CSA log's
     # +7776FU: in the Record tab still); another game has no score to show
-    columns.remove("written" if any(row["score"] for row in table) else "score")
+    scored = any(row["score"] for row in table)
+    analysed = any(row["engine"] for row in table)
+    if scored or analysed:
+        columns.remove("written")
+    if not scored:
+        columns.remove("score")
+    if not analysed:
+        columns.remove("engine")
+        columns.remove("better")
     return pl.from_dicts(table, schema=columns, infer_schema_length=None)
 
 
@@ -225,6 +322,14 @@ _MOVE_COLUMNS = {
     "score": st.column_config.TextColumn("Score", width=64,
                                          help="The engine's score in the record, from ▲ Black's "
                                               "point of view (+M7: ▲ mates in 7)"),
+    "engine": st.column_config.TextColumn("Engine", width=64,
+                                          help="The store's engine analysis of the position "
+                                               "after the move, from ▲ Black's point of view "
+                                               "(kifudb analyse)"),
+    "better": st.column_config.TextColumn("Better", width=84,
+                                          help="The engine's move where it judged the one "
+                                               "played ?! an inaccuracy, ? a mistake, ?? a "
+                                               "blunder"),
     "comment": st.column_config.TextColumn("コメント Comment", width=104)}
 
 
@@ -358,7 +463,7 @@ def downloads(game: int) -> None:
     cells = st.columns(len(FORMATS))
     for cell, fmt in zip(cells, FORMATS):
         chosen = encoding if fmt in ENCODED else "utf-8"
-        written = record_text(game, fmt, chosen)
+        written = record_text(game, fmt, chosen, analysis=True)
         data = None
         if written["text"] is not None:
             try:
@@ -377,7 +482,7 @@ def downloads(game: int) -> None:
                              icon=":material/download:",
                              help=display.plain(f"{fmt.upper()} cannot hold, so leaves out: "
                                                 f"{'; '.join(said)}") if said else None)
-    kif = record_text(game, "kif")
+    kif = record_text(game, "kif", analysis=True)
     if kif["text"] is None:
         st.caption(display.plain(f"The game cannot be written: {kif['problem']}"))
         return
@@ -449,6 +554,7 @@ def main() -> None:
     headline(info)
     ply = url_ply(last, len(record["moves"]))
     novelty_note(game, record, ply)
+    judgement_note(game, record, ply, handicap)
 
     left, right = st.columns([5, 7], gap="medium")
     with left:
@@ -457,10 +563,14 @@ def main() -> None:
         note = (f"{ply}手 {record['moves'][ply - 1]['ki2']}" if ply else "開始局面") \
             + f" · {board.turn_text(position, handicap)}"
         following = record["moves"][ply]["usi"] if ply < last else None
+        arrows = board.engine_arrow(record["moves"][ply - 1]["evaluation"] if ply else None)
+        if not arrows and ply < last and (record["moves"][ply].get("analysis") or {}).get("best"):
+            # the next move was judged: the engine's better move here
+            arrows = board.engine_arrow({"pv": record["moves"][ply]["analysis"]["best"]})
         played = board.play_board(
             position, key="game-board", last_move=last_move or None, caption=note,
             handicap=handicap, on_move=board.game_step, args=(game, ply, following),
-            arrows=board.engine_arrow(record["moves"][ply - 1]["evaluation"] if ply else None))
+            arrows=arrows)
         if played:  # another move than the game's: the explorer from here, with it
             nav.open_explorer(info["start_sfen"],
                               [m["usi"] for m in record["moves"][:ply]] + [played])
@@ -470,6 +580,7 @@ def main() -> None:
         if target is not None and target != ply:  # a click on the graph
             go_to(game, target)
             st.rerun()
+        judged_move_note(record, ply)
         comment = comment_text(record, ply) if ply else None
         if comment:
             st.info(display.plain(comment, lines=True), icon=":material/chat:")

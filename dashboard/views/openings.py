@@ -1,6 +1,9 @@
 """戦型・囲い — openings and castles: pick one and see it on the board where a game reached it,
 how often each side plays it and how it scores, and example games; then every label's share
 over the years, win rates with their 95% intervals, and which castle (or opening) meets which.
+Where the store holds an engine analysis (``kifudb analyse``), the accuracy, average loss and
+judgements of the moves of the side that played each one (its main one: ``analytics.accuracy``),
+with the games and moves behind them: beside the label studied, and for every label in a tab.
 
 The URL holds ``kind`` (castle or opening), ``study`` (the label studied) and the
 sidebar's filters (``dashboard.filters``; ``label`` is the filter "castle or opening reached").
@@ -13,7 +16,7 @@ import streamlit as st
 
 from kifudb.analytics import stats
 from kifudb.analytics.filters import GameFilter
-from kifudb.dashboard import board, charts, display, filters, nav
+from kifudb.dashboard import board, charts, display, engine_analysis, filters, nav
 from kifudb.dashboard.games_table import games_table
 from kifudb.dashboard.tables import CLICK, as_percent, percent_column, picked_in
 from kifudb.dashboard.state import require_store, stored
@@ -54,7 +57,7 @@ def pick_label(rates: list, kind: str) -> str | None:
     return label
 
 
-def label_panel(label: str, rates: list, chosen: GameFilter) -> None:
+def label_panel(label: str, rates: list, chosen: GameFilter, kind: str = "castle") -> None:
     """The board where the label was reached in its latest game, its numbers per side, and
     example games (a click opens one at that ply)."""
     examples = label_games(label, limit=20, filters=chosen)
@@ -83,8 +86,50 @@ def label_panel(label: str, rates: list, chosen: GameFilter) -> None:
                              f"for the side that played it; the score is over its "
                              f"{display.count(row['decided'], 'decided game')} (a draw counts "
                              f"half)")
+        label_accuracy(label, kind, chosen)
         st.markdown("**Example games** (newest first)")
         games_table(examples, key=f"examples-{label}", height=min(38 + 35 * len(examples), 400))
+
+
+def label_accuracy(label: str, kind: str, chosen: GameFilter) -> None:
+    """The accuracy of the moves of the sides that played ``label`` as their main castle or
+    opening, in the engine's analysis (nothing without one)."""
+    figures = engine_analysis.accuracy(kind, chosen)
+    if figures is None:
+        return
+    group = next((g for g in figures["groups"] if g[kind] == label), None)
+    if group is None:
+        st.caption(display.plain(f"Engine analysis: no move of a side that played "
+                                 f"{label} (as its main {kind}) was judged."))
+        return
+    st.metric("Engine accuracy of the side that played it", f"{group['accuracy']:.1f}%",
+              border=True, delta=engine_analysis.figures_text(group).split(" · ", 1)[1],
+              delta_color="off", delta_arrow="off",
+              help=f"The mean accuracy of the moves of the sides whose main {kind} it is, "
+                   f"judged by {engine_analysis.source_text(figures)} (lishogi's formula); "
+                   f"?? ? ?! count blunders, mistakes and inaccuracies")
+
+
+def accuracy_tab(kind: str, chosen: GameFilter, min_games: int) -> None:
+    """Every label's accuracy in the engine's analysis; a click studies the label."""
+    figures = engine_analysis.accuracy(kind, chosen, min_games=min_games)
+    groups = figures["groups"] if figures else []
+    if not groups:
+        st.caption(f"No {kind} played in at least {display.count(min_games, 'analysed game')}.")
+        return
+    st.caption(display.plain(f"The moves of the side that played each {kind} (its main one), "
+                             f"judged by {engine_analysis.source_text(figures)}; the most "
+                             f"analysed games first."))
+    frame = pl.from_dicts([{**g, "name": display.label_text(g[kind])} for g in groups],
+                          infer_schema_length=None)
+    key = f"accuracy-{kind}"
+    st.dataframe(frame, key=key, hide_index=True,
+                 on_select=study(key, [g[kind] for g in groups]), selection_mode=CLICK,
+                 width="stretch",
+                 column_order=["name", "games", "moves", "accuracy", "average_loss", "blunders",
+                               "mistakes", "inaccuracies"],
+                 column_config={"name": st.column_config.TextColumn(display.KINDS[kind]),
+                                **engine_analysis.COLUMNS})
 
 
 def frequencies_tab(kind: str, top: list, chosen: GameFilter, min_games: int,
@@ -217,16 +262,22 @@ def main() -> None:
                 + (f" ({filters.describe(chosen)})." if chosen else "."), icon=":material/label:")
         return
     label = pick_label(rates, kind)
-    label_panel(label, rates, chosen)
+    label_panel(label, rates, chosen, kind)
 
     top = list(dict.fromkeys(r["label"] for r in rates))[:CHART_LABELS]
-    tabs = st.tabs(["Over the years", "Win rates", "▲ vs △"], key="openings-tabs")
+    names = ["Over the years", "Win rates", "▲ vs △"]
+    if engine_analysis.analysed():
+        names.append("Engine accuracy")
+    tabs = st.tabs(names, key="openings-tabs")
     with tabs[0]:
         frequencies_tab(kind, top, chosen, min_games, primary)
     with tabs[1]:
         win_rates_tab(kind, rates, min_games)
     with tabs[2]:
         pairings_tab(kind, chosen, min_games)
+    if len(tabs) > 3:
+        with tabs[3]:
+            accuracy_tab(kind, chosen, min_games)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,9 @@
 """棋士 — players: everyone by games played; for one player, the score as ▲先手 and as
 △後手 (with 95% intervals), favourite openings and castles, head-to-head records against each
-opponent, and the latest games, the last one on the board.
+opponent, and the latest games, the last one on the board. Where the store holds an engine
+analysis (``kifudb analyse``), the player's accuracy, average loss and judgements (with the
+games and moves behind them: ``analytics.accuracy``) and their most costly moves, each a
+click away from the game at that move.
 
 The URL holds ``name`` (the player's exact name as stored), ``opponent`` and the sidebar's
 filters (``dashboard.filters``; ``player`` is the filter on either player's name). Names come
@@ -14,8 +17,9 @@ import polars as pl
 import streamlit as st
 
 from kifudb.analytics import elo, stats
+from kifudb.analytics.judgement import MARKS
 from kifudb.analytics.filters import GameFilter
-from kifudb.dashboard import board, charts, display, filters, nav
+from kifudb.dashboard import board, charts, display, engine_analysis, filters, nav
 from kifudb.dashboard.downloads import games_download
 from kifudb.dashboard.games_table import games_table
 from kifudb.dashboard.tables import CLICK, as_percent, percent_column, picked, picked_in
@@ -163,6 +167,68 @@ def rating_section(player: str, chosen: GameFilter) -> None:
     charts.draw(charts.rating_history, list(rated["history"]))
 
 
+def analysis_section(player: str, chosen: GameFilter) -> None:
+    """The player's accuracy and mistakes in the engine's analysis (nothing when the store
+    holds none): the figures over their analysed moves, and their most costly moves (a click
+    opens the game at that move)."""
+    figures = engine_analysis.accuracy("player", chosen.replace(player=player))
+    if figures is None:
+        return
+    st.subheader("Engine analysis")
+    own = next((g for g in figures["groups"] if g["player"] == player), None)
+    if own is None:
+        st.caption(display.plain(f"None of {player}'s moves in scope was judged by the engine's "
+                                 f"analysis ({engine_analysis.source_text(figures)})."))
+        return
+    cells = st.columns(3)
+    cells[0].metric("Accuracy", f"{own['accuracy']:.1f}%", border=True,
+                    delta=f"over {display.count(own['games'], 'game')}, "
+                          f"{display.count(own['moves'], 'move')}",
+                    delta_color="off", delta_arrow="off",
+                    help="The mean of the accuracies of the player's moves judged by the "
+                         f"engine ({engine_analysis.source_text(figures)}; lishogi's formula)")
+    cells[1].metric("Average loss", f"{own['average_loss']:.1f}", border=True,
+                    help="Points of win chance lost a move, on average")
+    cells[2].metric("Blunders · mistakes · inaccuracies",
+                    f"{own['blunders']} · {own['mistakes']} · {own['inaccuracies']}",
+                    border=True, help="?? a loss of 15 points of win chance or more, ? 10, ?! 5")
+    costly = engine_analysis.mistakes(of=player, filters=chosen)
+    rows = costly["moves"] if costly else []
+    if not rows:
+        st.caption("No mistake of the player's in scope.")
+        return
+    st.markdown("**Most costly moves**")
+    table = [{**row, "move": (row["ki2"] or row["usi"] or "")
+              + f" {MARKS[row['judgement']]}",
+              "better": row["best_ki2"] or row["best"] or "",
+              "chance": f"{row['win_before']:.0f}% → {row['win_after']:.0f}%"} for row in rows]
+    frame = pl.from_dicts(table, infer_schema_length=None)
+    key = f"mistakes-{player}"
+    shown = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
+                         selection_mode=CLICK, width="stretch", placeholder="—",
+                         column_order=["game", "ply", "date", "move", "better", "loss",
+                                       "chance"],
+                         column_config={
+                             "game": st.column_config.NumberColumn("Game", format="%d",
+                                                                   width=52),
+                             "ply": st.column_config.NumberColumn("Ply", width=40),
+                             "date": st.column_config.TextColumn("Date", width=82),
+                             "move": st.column_config.TextColumn("指し手 Move", width=96),
+                             "better": st.column_config.TextColumn(
+                                 "Better", width=84, help="The engine's move"),
+                             "loss": st.column_config.NumberColumn(
+                                 "loss", format="%.1f", width=52,
+                                 help="Points of win chance lost"),
+                             "chance": st.column_config.TextColumn(
+                                 "Chance", width=96,
+                                 help="The player's win chance before and after the move")},
+                         height=min(38 + 35 * len(rows), 400))
+    row = picked(shown.selection)
+    if row is not None and row < len(rows):
+        nav.open_game(rows[row]["game"], rows[row]["ply"])
+    st.caption("Click a move to open its game there.")
+
+
 def player_page(player: str, chosen: GameFilter) -> None:
     summary = player_summary(player, filters=chosen)
     if summary is None:
@@ -181,6 +247,7 @@ def player_page(player: str, chosen: GameFilter) -> None:
     score_metric(cells[1], display.SIDES["black"], summary["as_black"])
     score_metric(cells[2], display.SIDES["white"], summary["as_white"])
     rating_section(summary.get("player", player), chosen)
+    analysis_section(summary.get("player", player), chosen)
 
     left, right = st.columns([5, 7], gap="medium")
     recent = seat_rows(summary["recent_games"], player)
