@@ -97,9 +97,8 @@ class AnalysisReport:
                    f"positions/s); {self.positions:,} distinct positions in the chosen games, "
                    f"{self.before:,} analysed before"]
         else:
-            out = [f"nothing to analyse: the {self.positions:,} distinct positions of the chosen "
-                   f"games have been analysed by {self.engine} at {self.limit}{lines} (but "
-                   f"those skipped)"]
+            out = [f"nothing left to analyse in the {self.positions:,} distinct positions of the "
+                   f"chosen games ({self.engine} at {self.limit}{lines})"]
         if self.skipped:
             out.append("skipped (not sent to the engine): " + ", ".join(
                 f"{n:,} {why}" for why, n in sorted(self.skipped.items())))
@@ -133,9 +132,7 @@ def analyse(store_dir, engine: str, limit="nodes=20000", *, multipv: int = 1,
         raise EngineError(f"--multipv must be 1 to 16, not {multipv}")
     path = find_engine(engine)
     with Engine(path, options, multipv) as probe:  # a bad engine, option or limit: said now
-        if limit.kind not in probe.quirks.limits:
-            raise EngineError(f"engine {probe.name}: it cannot search to {limit.kind}= (it "
-                              f"takes {' or '.join(k + '=' for k in probe.quirks.limits)})")
+        probe.check(limit)
         name = probe.name
     spec = EngineSpec(engine if cluster else path, tuple(options), multipv, limit.text,
                       deadline)

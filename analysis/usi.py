@@ -140,7 +140,7 @@ class Engine:
         self.path = path
         self.user_options = tuple(options)
         self.multipv = multipv
-        self.name = os.path.basename(path)
+        self.name = path  # until it gives its name
         self.process: Optional[subprocess.Popen] = None
         self.lines: queue.Queue = queue.Queue()
         self.start()
@@ -167,7 +167,7 @@ class Engine:
                 name = line.split(None, 2)[2].strip() if len(words) > 2 else name
             elif words[:2] == ["option", "name"] and "type" in words:
                 advertised[" ".join(words[2:words.index("type")])] = line
-        self.name = name or os.path.basename(self.path)
+        self.name = name or self.path
         self.quirks = quirks_of(self.name)
         self.advertised = advertised
         for option, value in self.quirks.options:
@@ -225,9 +225,7 @@ class Engine:
         stopped: ``restart`` it)."""
         if self.process is None:
             self.start()
-        if limit.kind not in self.quirks.limits:
-            raise EngineError(f"engine {self.name}: it cannot search to {limit.kind}= "
-                              f"(it takes {' or '.join(k + '=' for k in self.quirks.limits)})")
+        self.check(limit)
         position = Position.from_sfen(sfen)
         black = position.turn == BLACK
         self._send(f"position sfen {sfen}")
@@ -257,6 +255,18 @@ class Engine:
                           first.pv if first.best == move else move, first.depth, first.nodes),
                      *lines[1:]]
         return lines
+
+    def check(self, limit: Limit) -> None:
+        """``EngineError`` if this engine cannot search to ``limit``."""
+        if limit.kind not in self.quirks.limits:
+            raise EngineError(f"engine {self.name}: it cannot search to {limit.kind}= "
+                              f"(it takes {' or '.join(k + '=' for k in self.quirks.limits)})")
+        if limit.kind == "depth" and self.quirks.depth_option:
+            low, high = _spin_range(self.advertised.get(self.quirks.depth_option, ""))
+            if not low <= limit.value <= high:
+                raise EngineError(f"engine {self.name}: it searches to a depth of {low} to "
+                                  f"{high} (its option {self.quirks.depth_option}), not "
+                                  f"{limit.value}")
 
     def _go(self, limit: Limit) -> str:
         if limit.kind == "depth" and self.quirks.depth_option:
@@ -323,6 +333,21 @@ def quirks_of(name: str) -> Quirks:
     """What ``QUIRKS`` says of the engine that calls itself ``name`` (nothing: the protocol)."""
     return next((q for start, q in QUIRKS.items() if name.lower().startswith(start.lower())),
                 Quirks())
+
+
+def _spin_range(option: str) -> tuple:
+    """``(min, max)`` of a spin option as the engine lists it (``option name LimitDepth type
+    spin default 4 min 4 max 10``), unbounded where it says none.
+
+    >>> _spin_range("option name LimitDepth type spin default 4 min 4 max 10")
+    (4, 10)
+    """
+    words = option.split()
+    bounds = []
+    for name, default in (("min", 1), ("max", 1 << 30)):
+        at = words.index(name) + 1 if name in words[:-1] else None
+        bounds.append(int(words[at]) if at and words[at].lstrip("-").isdigit() else default)
+    return tuple(bounds)
 
 
 def _read_lines(stream, lines: queue.Queue) -> None:

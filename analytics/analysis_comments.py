@@ -39,9 +39,8 @@ import re
 from dataclasses import replace
 from typing import Optional
 
+from kifudb.analytics.game_record import pv_ki2
 from kifudb.core.kifu import Kifu
-from kifudb.core.move import Move
-from kifudb.core.notation import ki2_move
 from kifudb.core.position import Position
 
 __all__ = ["research_lines", "annotated", "RESEARCH_MARK", "KEYS"]
@@ -66,22 +65,7 @@ def pv_text(pv: Optional[str], sfen_after: str, played: Optional[str] = None) ->
     >>> pv_text("8h2b+ 3a2b", "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3")
     '▲２二角成△同　銀'
     """
-    if not pv:
-        return ""
-    position = Position.from_sfen(sfen_after)
-    previous = Move.from_usi(played).to_square if played else None
-    out = []
-    for usi in pv.split():
-        try:
-            move = Move.from_usi(usi)
-        except ValueError:
-            break
-        if position.illegality(move) is not None:
-            break
-        out.append(ki2_move(position, move, previous))
-        position.push(move)
-        previous = move.to_square
-    return "".join(out)
+    return "".join(pv_ki2(pv, sfen_after, played))
 
 
 def research_lines(analysis: dict, sfen_after: str, played: Optional[str] = None) -> list:

@@ -178,24 +178,10 @@ def evaluation_shown(evaluation, sfen_after: str, played=None, pv_moves: int = 1
     """
     if not evaluation:
         return None
-    moves, more = [], False
-    if evaluation.get("pv"):
-        position = Position.from_sfen(sfen_after)
-        previous = Move.from_usi(played).to_square if played else None
-        for number, usi in enumerate(evaluation["pv"].split()):
-            if number == pv_moves:
-                more = True
-                break
-            try:
-                move = Move.from_usi(usi)
-            except ValueError:
-                break
-            if position.illegality(move) is not None:
-                break
-            # on one line, 同銀 (KI2 writes 同　銀, a full-width space before a one-kanji piece)
-            moves.append(ki2_move(position, move, previous).replace("同\u3000", "同"))
-            position.push(move)
-            previous = move.to_square
+    moves = [m.replace("同\u3000", "同") for m in  # on one line, 同銀 (KI2: 同　銀)
+             pv_ki2(evaluation.get("pv"), sfen_after, played, pv_moves + 1)]
+    more = len(moves) > pv_moves
+    moves = moves[:pv_moves]
     pv = " ".join(moves) + (" …" if more else "")
     score = score_text(evaluation)
     said = [f"depth {evaluation['depth']}" if evaluation.get("depth") else "",
@@ -205,6 +191,32 @@ def evaluation_shown(evaluation, sfen_after: str, played=None, pv_moves: int = 1
     text = " ".join(part for part in (score, f"({details})" if details else "", pv) if part)
     return {"score": score, "depth": evaluation.get("depth"), "nodes": evaluation.get("nodes"),
             "engine": evaluation.get("engine"), "pv": pv, "text": text}
+
+
+def pv_ki2(pv, sfen_after: str, played=None, most=None) -> list:
+    """The USI moves of ``pv`` (space-separated) in KI2 with ▲/△, replayed from ``sfen_after``
+    (``played``: the move that led there, the square 同 refers to), at most ``most``; it stops
+    at a move that does not replay.
+
+    >>> pv_ki2("8h2b+ 3a2b", "lnsgkgsnl/1r5b1/pppppp1pp/6p2/9/2P6/PP1PPPPPP/1B5R1/LNSGKGSNL b - 3")
+    ['▲２二角成', '△同\u3000銀']
+    """
+    if not pv:
+        return []
+    position = Position.from_sfen(sfen_after)
+    previous = Move.from_usi(played).to_square if played else None
+    out = []
+    for usi in pv.split()[:most]:
+        try:
+            move = Move.from_usi(usi)
+        except ValueError:
+            break
+        if position.illegality(move) is not None:
+            break
+        out.append(ki2_move(position, move, previous))
+        position.push(move)
+        previous = move.to_square
+    return out
 
 
 def _is_jkf(text) -> bool:

@@ -107,7 +107,7 @@ def test_a_second_run_sends_nothing_and_filters_choose_the_games(tmp_path):
     assert "analysed before" in again.stdout
     third = run("analyse", "--store", str(store), "--engine", ANALYSED_ENGINE, "--nodes", "200",
                 "--no-progress")
-    assert third.stdout.startswith("nothing to analyse"), third.stdout
+    assert third.stdout.startswith("nothing left to analyse"), third.stdout
     total, keys = rows(store, "SELECT count(*), count(DISTINCT key) FROM analysis_all")[0]
     assert total == keys
 
@@ -192,11 +192,13 @@ def test_gpsshogi_searches_to_a_depth(tmp_path):
         analyse(store, "gpsusi", "nodes=100")
     with pytest.raises(EngineError, match="one line only"):
         analyse(store, "gpsusi", "depth=4", multipv=2)
+    with pytest.raises(EngineError, match="a depth of 4 to 10 .its option LimitDepth., not 3"):
+        analyse(store, "gpsusi", "depth=3")
 
 
 @pytest.mark.parametrize("engine, message", [
     ("no-such-engine", "not found on PATH nor in /usr/games"),
-    ("/bin/true", "it stopped (exit status 0) before 'usiok'"),
+    ("/bin/true", "engine /bin/true: it stopped"),
     ("/nonexistent/engine", "no such program"),
 ])
 def test_an_engine_that_cannot_be_used_is_said(tmp_path, engine, message):
