@@ -392,7 +392,11 @@ class _Plan:
                 columns["nodes"].append(line.nodes)
                 columns["batch"].append(number)
             table = pa.Table.from_pydict(columns, schema=ANALYSIS)
-            return self.store.commit({"analysis": table}, manifest["next_game"])
+            name = self.store.commit({"analysis": table}, manifest["next_game"])
+            # merged tier by tier as they come (``store.tiers``), from batches of this size:
+            # each row is rewritten a few times, and a lookup reads a few batches
+            self.store.tidy(base=self.commit_positions)
+            return name
 
 
 def _chunk_of(key: int) -> int:

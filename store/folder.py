@@ -163,6 +163,12 @@ class Store:
         return sum(pq.read_metadata(self.batch_dir(batch) / name).num_rows
                    for name in self.positions_files(batch))
 
+    def batch_rows(self, batch: str) -> int:
+        """The rows keyed by position ``batch`` holds: its positions and its analysis."""
+        analysis = self.batch_dir(batch) / "analysis.parquet"
+        return self.batch_positions(batch) + (
+            pq.read_metadata(analysis).num_rows if analysis.is_file() else 0)
+
     # ----- reading -------------------------------------------------------------------------------
 
     def connect(self, manifest=None) -> duckdb.DuckDBPyConnection:
@@ -447,10 +453,12 @@ class Store:
         return name
 
     def tidy(self, base: int = BASE) -> list:
-        """Merge batches tier by tier (``store.tiers``; ``base``: the ingest's batch size)
-        until no tier is full (call under ``writing()``); the names of the merged batches."""
+        """Merge batches tier by tier (``store.tiers``; ``base``: the writer's batch size)
+        until no tier is full (call under ``writing()``); the names of the merged batches.
+        A batch's size is its rows keyed by position (positions and analysis: what a key
+        lookup reads), so the engine's analysis batches climb the tiers too."""
         made = []
-        sizes = {b: self.batch_positions(b) for b in self.manifest()["batches"]}
+        sizes = {b: self.batch_rows(b) for b in self.manifest()["batches"]}
         while True:
             plan = merges(list(sizes.items()), base)
             if not plan:
