@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from kifudb.store import partitions
+from kifudb.store.partitions import PARTITIONED
 from kifudb.store.folder import MARK, Store, digest_problem, sealed_files
 from kifudb.store.manifest import BATCH_NAME, StoreError, new_manifest
 from kifudb.store.schema import ADDED, OPTIONAL, TABLES
@@ -104,19 +105,24 @@ def check_batch(folder: Path, read: bool = True) -> list:
     except ValueError as error:
         damage.append(Damage(folder.name, MARK, str(error)))
         sealed = None
-    positions = {n for n in present if partitions.parse(n) is not None}
     if sealed is not None:
-        positions |= {n for n in sealed if partitions.parse(n) is not None}
         damage += [Damage(folder.name, n, "not one of the files the batch was written with")
                    for n in sorted(present) if n.endswith(".parquet") and n not in sealed]
-    positions = sorted(positions)
-    damage += [Damage(folder.name, name, "the file is missing")
-               for name in partitions.missing(positions)]
-    if partitions.mixed(positions):
-        damage.append(Damage(folder.name, positions[0], f"positions files of two splits, whose "
-                                                        f"key ranges overlap: {', '.join(positions)}"))
+    split = {}  # the files of each table keyed by position, one per key range
+    for table in PARTITIONED:
+        names = {n for n in present if partitions.parse(n, table) is not None}
+        if sealed is not None:
+            names |= {n for n in sealed if partitions.parse(n, table) is not None}
+        split[table] = names = sorted(names)
+        if not names and table in OPTIONAL:
+            continue  # a batch of an older kifudb (``store.schema.OPTIONAL``)
+        damage += [Damage(folder.name, name, "the file is missing")
+                   for name in partitions.missing(names, table)]
+        if partitions.mixed(names, table):
+            damage.append(Damage(folder.name, names[0], f"{table} files of two splits, whose "
+                                                        f"key ranges overlap: {', '.join(names)}"))
     files = [(table, schema, name) for table, schema in TABLES.items()
-             for name in (positions if table == "positions" else [f"{table}.parquet"])]
+             for name in split.get(table, [f"{table}.parquet"])]
     for table, schema, name in files:
         path = folder / name
         if not path.is_file() and table in OPTIONAL and name not in (sealed or {}):

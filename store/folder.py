@@ -7,7 +7,8 @@ Layout::
                                  "batches": [...], "labels": {"version", "from_batch"},
                                  "superseded": [{"batches": [...], "at": time}]}
     STORE/batches/b000001/*.parquet   one file per table (see ``store.schema``; a large batch's
-                                 positions one file per key range, ``store.partitions``), and
+                                 positions and analysis one file per key range,
+                                 ``store.partitions``), and
     STORE/batches/b000001/batch.json  the mark of the store that wrote it, with the size and
                                  SHA-256 digest of each of the batch's files (``seal``:
                                  ``kifudb check`` verifies them, a flipped bit anywhere is seen)
@@ -61,7 +62,7 @@ from kifudb.store import diagnose
 from kifudb.store.manifest import (BATCH_NAME, FORMAT, PLACEMENTS_FORMAT, StoreDamaged,
                                    StoreError, check_manifest, new_manifest)
 from kifudb.store import partitions
-from kifudb.store.partitions import PARTITION_ROWS
+from kifudb.store.partitions import PARTITION_ROWS, PARTITIONED
 from kifudb.store.schema import ADDED, OPTIONAL, SORTED, TABLES
 from kifudb.store.tiers import BASE, merges
 
@@ -139,35 +140,42 @@ class Store:
     def table_files(self, table: str, manifest=None) -> list:
         """The Parquet files of ``table`` in the committed batches."""
         manifest = manifest or self.manifest()
-        if table == "positions":
+        if table in PARTITIONED:
             return [str(self.batch_dir(b) / name) for b in manifest["batches"]
-                    for name in self.positions_files(b)]
+                    for name in self.partition_files(b, table)]
         files = [str(self.batch_dir(b) / f"{table}.parquet") for b in manifest["batches"]]
         if table in OPTIONAL:  # an older batch has none (a sealed one that lost it: verify_batch)
             files = [f for f in files if os.path.isfile(f)]
         return files
 
-    def positions_files(self, batch: str) -> list:
-        """The names of the positions files of ``batch`` (one per key range,
-        ``store.partitions``), with those its split lacks (a reader then says they are
-        missing)."""
+    def partition_files(self, batch: str, table: str = "positions") -> list:
+        """The names of the files of ``table`` (positions or analysis) of ``batch``, one per key
+        range (``store.partitions``), with those its split lacks (a reader then says they are
+        missing); none of a table a batch of an older kifudb lacks (``OPTIONAL``)."""
         try:
             names = [n for n in os.listdir(self.batch_dir(batch))
-                     if partitions.parse(n) is not None]
+                     if partitions.parse(n, table) is not None]
         except OSError:
             names = []
-        return sorted(names + partitions.missing(names))
+        if not names and table in OPTIONAL:
+            return []
+        return sorted(names + partitions.missing(names, table))
+
+    def positions_files(self, batch: str) -> list:
+        """The names of the positions files of ``batch`` (``partition_files``)."""
+        return self.partition_files(batch, "positions")
 
     def batch_positions(self, batch: str) -> int:
         """The positions ``batch`` holds (from its files' footers)."""
+        return self._rows(batch, "positions")
+
+    def _rows(self, batch: str, table: str) -> int:
         return sum(pq.read_metadata(self.batch_dir(batch) / name).num_rows
-                   for name in self.positions_files(batch))
+                   for name in self.partition_files(batch, table))
 
     def batch_rows(self, batch: str) -> int:
         """The rows keyed by position ``batch`` holds: its positions and its analysis."""
-        analysis = self.batch_dir(batch) / "analysis.parquet"
-        return self.batch_positions(batch) + (
-            pq.read_metadata(analysis).num_rows if analysis.is_file() else 0)
+        return self._rows(batch, "positions") + self._rows(batch, "analysis")
 
     # ----- reading -------------------------------------------------------------------------------
 
@@ -421,8 +429,8 @@ class Store:
                 data = tables.get(table)
                 if data is None:
                     data = schema.empty_table()
-                if table == "positions":
-                    write_positions(data, folder, self.partition_rows)
+                if table in PARTITIONED:
+                    write_partitioned(data, folder, table, self.partition_rows)
                 else:
                     write_table(data, folder / f"{table}.parquet", table)
             self._install(folder, name)
@@ -444,7 +452,7 @@ class Store:
         batches it replaces stay for ``SUPERSEDED_GRACE`` seconds."""
         manifest = self.manifest()
         number = self.next_batch(manifest)
-        rows = sum(self.batch_positions(b) for b in manifest["batches"])
+        rows = {t: sum(self._rows(b, t) for b in manifest["batches"]) for t in PARTITIONED}
         name = self._rewrite(manifest, manifest["batches"], number,
                              _compaction_queries(number), rows, "compacting into")
         labels = {**self.labels_state(manifest), "from_batch": number}
@@ -480,20 +488,20 @@ class Store:
                            if files else f"SELECT * FROM {table}_all WHERE false")
                    for table, files in ((t, self.table_files(t, chosen)) for t in TABLES)}
         queries["positions"] += " WHERE {keys} ORDER BY key, game, ply"
-        for table in ("placements", "analysis"):
-            queries[table] += f" ORDER BY {', '.join(map(_column, SORTED[table]))}"
-        rows = sum(self.batch_positions(b) for b in names)
+        queries["placements"] += f" ORDER BY {', '.join(map(_column, SORTED['placements']))}"
+        queries["analysis"] += f" WHERE {{keys}} ORDER BY {', '.join(map(_column, SORTED['analysis']))}"
+        rows = {t: sum(self._rows(b, t) for b in names) for t in PARTITIONED}
         name = self._rewrite(manifest, names, number, queries, rows, "merging into")
         kept = [b for b in manifest["batches"] if b not in names]
         self._replace(manifest, names, name, {"batches": kept + [name]})
         return name
 
     def _rewrite(self, manifest: dict, replaced: list, number: int, queries: dict,
-                 positions: int, doing: str) -> str:
+                 rows: dict, doing: str) -> str:
         """Write batch ``number`` from one query per table, inside DuckDB with bounded memory
-        (it sorts by spilling to the store's ``tmp/``); the positions query (about
-        ``positions`` rows) runs once per key range (``store.partitions``), its ``{keys}`` the
-        range's condition, so each sort holds one range. The batch's mark names the batches it
+        (it sorts by spilling to the store's ``tmp/``); the query of a table keyed by position
+        (about ``rows[table]`` rows) runs once per key range (``store.partitions``), its
+        ``{keys}`` the range's condition, so each sort holds one range. The batch's mark names the batches it
         replaces (``kifudb check --repair`` then never adopts both)."""
         name = f"b{number:06d}"
         folder = spill = None
@@ -504,17 +512,17 @@ class Store:
             connection.execute(f"SET temp_directory = {sql_string(str(spill))}")
             connection.execute("SET memory_limit = '512MB'")
             connection.execute("SET preserve_insertion_order = false")
-            bits = partitions.partition_bits(positions, self.partition_rows)
             for table, query in queries.items():
-                if table != "positions":
+                if table not in PARTITIONED:
                     _copy(connection, query, folder / f"{table}.parquet", ROW_GROUP)
                     continue
+                bits = partitions.partition_bits(rows[table], self.partition_rows)
                 for index in range(1 << bits):
                     low, high = partitions.key_range(bits, index)
                     keys = (f"key >= {low}::UBIGINT"
                             + (f" AND key < {high}::UBIGINT" if high < 1 << 64 else ""))
                     _copy(connection, query.replace("{keys}", keys),
-                          folder / partitions.file_name(bits, index), POSITIONS_ROW_GROUP)
+                          folder / partitions.file_name(bits, index, table), POSITIONS_ROW_GROUP)
             connection.close()
             self._install(folder, name)
         except (OSError, duckdb.Error) as error:
@@ -643,7 +651,7 @@ def _compaction_queries(number: int) -> dict:
                              "ORDER BY key, game, ply")
     queries["placements"] += (f" WHERE game IN (SELECT game FROM games) "
                               f"ORDER BY {', '.join(SORTED['placements'])}")
-    queries["analysis"] += f" ORDER BY {', '.join(map(_column, SORTED['analysis']))}"
+    queries["analysis"] += f" WHERE {{keys}} ORDER BY {', '.join(map(_column, SORTED['analysis']))}"
     queries["retired"] += " WHERE false"
     return queries
 
@@ -783,6 +791,13 @@ def seal(folder: Path) -> None:
 def write_positions(table: pa.Table, folder: Path, partition_rows: int = PARTITION_ROWS) -> None:
     """Write a batch's positions (sorted by key) into ``folder``: one file per key range
     (``store.partitions``)."""
+    write_partitioned(table, folder, "positions", partition_rows)
+
+
+def write_partitioned(table: pa.Table, folder: Path, name: str,
+                      partition_rows: int = PARTITION_ROWS) -> None:
+    """Write a batch's table ``name`` keyed by position (sorted by key) into ``folder``: one
+    file per key range (``store.partitions``)."""
     bits = partitions.partition_bits(table.num_rows, partition_rows)
     keys = table.column("key").to_numpy()
     for index in range(1 << bits):
@@ -790,13 +805,15 @@ def write_positions(table: pa.Table, folder: Path, partition_rows: int = PARTITI
         start = int(np.searchsorted(keys, np.uint64(low), "left")) if index else 0
         stop = (int(np.searchsorted(keys, np.uint64(high), "left")) if high < 1 << 64
                 else table.num_rows)
-        write_table(table.slice(start, stop - start), folder / partitions.file_name(bits, index),
-                    "positions")
+        write_table(table.slice(start, stop - start),
+                    folder / partitions.file_name(bits, index, name), name)
 
 
 def write_table(table: pa.Table, path: Path, name: str) -> None:
     """Write one table as Parquet, with the encodings that keep the positions small."""
     options = dict(compression="zstd", compression_level=6, row_group_size=ROW_GROUP)
+    if name == "analysis":  # a key lookup reads a row group, as in positions
+        options.update(row_group_size=POSITIONS_ROW_GROUP, write_statistics=["key"])
     if name == "positions":
         options.update(row_group_size=POSITIONS_ROW_GROUP, use_dictionary=["next_move"],
                        column_encoding={"key": "DELTA_BINARY_PACKED", "game": "DELTA_BINARY_PACKED",

@@ -1,5 +1,6 @@
 """The positions of a batch, split by key prefix: one file per key range, so that a lookup reads
-the one file of each batch whose range holds its key.
+the one file of each batch whose range holds its key. The engine's analysis (``analysis``,
+keyed by position too) is split the same way (``PARTITIONED``; the functions take the table).
 
 DuckDB weighs the statistics of every row group of the files a query scans, so a lookup costs
 in proportion to their row groups, not to the one it reads: 20 ms in the 100M-position file of
@@ -31,7 +32,9 @@ from typing import Optional
 PARTITION_ROWS = 1 << 21
 #: the most files a batch's positions are split into: 2**MAX_BITS
 MAX_BITS = 16
-_NAME = re.compile(r"positions(?:-(\d+)-([0-9a-f]+))?\.parquet")
+#: the tables keyed by position, split by key range
+PARTITIONED = ("positions", "analysis")
+_NAMES = {table: re.compile(table + r"(?:-(\d+)-([0-9a-f]+))?\.parquet") for table in PARTITIONED}
 
 
 def partition_bits(rows: int, partition_rows: int = PARTITION_ROWS) -> int:
@@ -42,22 +45,26 @@ def partition_bits(rows: int, partition_rows: int = PARTITION_ROWS) -> int:
     return bits
 
 
-def file_name(bits: int, index: int) -> str:
-    """The name of partition ``index`` of ``2**bits`` (``positions.parquet`` when unsplit)."""
+def file_name(bits: int, index: int, table: str = "positions") -> str:
+    """The name of partition ``index`` of ``2**bits`` (``positions.parquet`` when unsplit).
+
+    >>> file_name(2, 3, "analysis")
+    'analysis-2-3.parquet'
+    """
     if bits == 0:
-        return "positions.parquet"
-    return f"positions-{bits}-{index:0{(bits + 3) // 4}x}.parquet"
+        return f"{table}.parquet"
+    return f"{table}-{bits}-{index:0{(bits + 3) // 4}x}.parquet"
 
 
 @lru_cache(maxsize=4096)  # (each lookup asks again for every file of every batch)
-def parse(name: str) -> Optional[tuple]:
+def parse(name: str, table: str = "positions") -> Optional[tuple]:
     """``(bits, index)`` of a positions file's name, or None if it is not one (a split of
     more than ``MAX_BITS`` bits, or a range past its last, is none).
 
     >>> parse("positions.parquet"), parse("positions-2-3.parquet"), parse("positions-2-4.parquet")
     ((0, 0), (2, 3), None)
     """
-    match = _NAME.fullmatch(name)
+    match = _NAMES[table].fullmatch(name)
     if match is None:
         return None
     if match.group(1) is None:
@@ -68,27 +75,28 @@ def parse(name: str) -> Optional[tuple]:
     return bits, index
 
 
-def mixed(names) -> bool:
+def mixed(names, table: str = "positions") -> bool:
     """True when ``names`` belong to more than one split (their ranges overlap).
 
     >>> mixed(["positions.parquet", "positions-1-0.parquet"]), mixed(["positions-1-1.parquet"])
     (True, False)
     """
-    return len({parse(name)[0] for name in names}) > 1
+    return len({parse(name, table)[0] for name in names}) > 1
 
 
-def missing(names) -> list:
+def missing(names, table: str = "positions") -> list:
     """The positions files a batch whose files are ``names`` lacks: every range of its split
     must be there (``positions.parquet`` if there is none at all).
 
     >>> missing(["positions-2-0.parquet", "positions-2-3.parquet"])
     ['positions-2-1.parquet', 'positions-2-2.parquet']
     """
-    splits = {parse(name)[0] for name in names}
+    splits = {parse(name, table)[0] for name in names}
     if not splits:
-        return [file_name(0, 0)]
+        return [file_name(0, 0, table)]
     bits = max(splits)
-    return [file_name(bits, i) for i in range(1 << bits) if file_name(bits, i) not in names]
+    return [file_name(bits, i, table) for i in range(1 << bits)
+            if file_name(bits, i, table) not in names]
 
 
 def key_range(bits: int, index: int) -> tuple:
@@ -97,10 +105,10 @@ def key_range(bits: int, index: int) -> tuple:
     return index << shift, (index + 1) << shift
 
 
-def covering(names, key: int) -> Optional[str]:
-    """The one of ``names`` (a batch's positions files) whose range holds ``key``."""
+def covering(names, key: int, table: str = "positions") -> Optional[str]:
+    """The one of ``names`` (a batch's files of ``table``) whose range holds ``key``."""
     for name in names:
-        bits, index = parse(name)
+        bits, index = parse(name, table)
         if bits == 0 or key >> (64 - bits) == index:
             return name
     return None

@@ -302,3 +302,30 @@ def test_a_dask_cluster_analyses_the_same_positions(tmp_path):
     bad = run("analyse", "--store", str(store), "--engine", ANALYSED_ENGINE, "--cluster",
               "tcp://127.0.0.1:", "--no-progress")
     assert bad.returncode == 1 and "not an address" in bad.stderr
+
+
+def test_the_analysis_is_split_by_key_range_as_positions_are(analysed_store, tmp_path):
+    """A compaction (or a merge) writes a large analysis as one file per key range
+    (``store.partitions``), checked by ``kifudb check`` like the positions files; the rows
+    are the same."""
+    import shutil
+
+    from kifudb.store.check import check_store
+
+    copy = tmp_path / "store"
+    shutil.copytree(analysed_store, copy)
+    before = rows(copy, "SELECT list((key, multipv, score_black, pv) ORDER BY key, multipv) "
+                       "FROM analysis")
+    store = Store(copy, partition_rows=256)
+    with store.writing():
+        store.compact()
+    batch = store.manifest()["batches"][-1]
+    names = sorted(n for n in os.listdir(store.batch_dir(batch)) if n.startswith("analysis"))
+    assert len(names) == 8 and names[0] == "analysis-3-0.parquet", names  # ~1,200 rows
+    assert check_store(copy).sound
+    assert rows(copy, "SELECT list((key, multipv, score_black, pv) ORDER BY key, multipv) "
+                      "FROM analysis") == before
+    (store.batch_dir(batch) / names[3]).unlink()
+    report = check_store(copy)
+    assert not report.sound and any(names[3] in str(d) and "missing" in str(d)
+                                    for d in report.damaged)
