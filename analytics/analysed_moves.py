@@ -22,9 +22,10 @@ from typing import Optional
 import sqlalchemy as sa
 
 from kifudb.analytics.judgement import analyses, chosen_analysis, judged_moves
-from kifudb.store.engine import as_store, fetch
+from kifudb.core.position import Position
+from kifudb.store.engine import analysis, as_store, fetch
 
-__all__ = ["AnalysedMoves", "CHUNK"]
+__all__ = ["AnalysedMoves", "CHUNK", "analysed_positions", "kifu_analysis"]
 
 #: game ids read a query
 CHUNK = 500
@@ -67,3 +68,34 @@ class AnalysedMoves:
             self._rows.setdefault(game, {})[row["ply"]] = {
                 **row, "engine": self.choice["engine"], "limit": self.choice["limit"]}
         self._first, self._last = first, last
+
+
+def analysed_positions(store, keys, choice: dict) -> dict:
+    """``{key: row}``: the analysis ``choice`` (``judgement.chosen_analysis``) of each of
+    ``keys`` the store has (its best line: ``score_black``, ``mate_black``, ``pv``,
+    ``depth``, ``nodes``, ``engine``, ``limit``), read ``CHUNK`` keys a query."""
+    a = analysis.c
+    keys = sorted(set(keys))
+    found = {}
+    for start in range(0, len(keys), CHUNK):
+        for row in fetch(store, sa.select(a.key, a.score_black, a.mate_black, a.pv, a.depth,
+                                          a.nodes, a.engine, a["limit"])
+                         .where(a.key.in_(keys[start:start + CHUNK]),
+                                a.engine == sa.bindparam("engine", choice["engine"]),
+                                a["limit"] == sa.bindparam("limit", choice["limit"]),
+                                a.multipv == 1)):
+            found[row.pop("key")] = row
+    return found
+
+
+def kifu_analysis(store, kifu, choice: dict) -> dict:
+    """``{ply: row}`` of ``kifu``'s main line (a record read from a file, not the store's):
+    the store's analysis (``choice``) of the position after each move, found by its key, the
+    rows ``analysis_comments.annotated`` writes."""
+    position = Position.from_sfen(kifu.start_sfen)
+    keys = []
+    for kifu_move in kifu.moves:
+        position.push(kifu_move.move)
+        keys.append(position.key())
+    found = analysed_positions(store, keys, choice)
+    return {ply: found[key] for ply, key in enumerate(keys, 1) if key in found}

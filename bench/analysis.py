@@ -13,7 +13,7 @@ analysis sends to the engine against how many it stores.
 - Dedup: on a store (``--store``, e.g. one of ``../shared/corpus``), the positions stored, the
   distinct positions (what analysis sends), and their ratio.
 
-    python -m bench.analysis [--games 2] [--nodes 20000] [--store STORE]
+    python -m bench.analysis [--games 3] [--nodes 20000] [--store STORE]
     python -m bench --only analysis
 """
 
@@ -100,7 +100,7 @@ def minimal_driver(sfens: list, nodes: int) -> float:
     return seconds
 
 
-def run_analysis(games: int = 2, nodes: int = 20_000, store=None) -> dict:
+def run_analysis(games: int = 3, nodes: int = 20_000, store=None) -> dict:
     results: dict = {"nodes": nodes, "games": games}
     with tempfile.TemporaryDirectory() as scratch:
         first = _store(Path(scratch) / "one", games)
@@ -141,7 +141,7 @@ def report(results: dict) -> None:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=2)
+    parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--store", help="a store whose dedup ratio to report")
     parser.add_argument("--json", help="write the figures here too")

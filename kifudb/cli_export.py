@@ -87,6 +87,22 @@ class _Tally:
         self.written = self.files = self.failed = self.cut = 0
         self.left_out: Counter = Counter()  # what -> games
         self.named: dict = {}  # what -> the header names or ending words left out
+        self.analysis: Counter = Counter()  # moves, games that got the engine's analysis; kept
+
+    def analysed(self, added: int, kept: int) -> None:
+        """A game written with ``added`` moves of the engine's analysis in its comments
+        (``kept``: moves that kept the record's own research lines)."""
+        self.analysis.update(moves=added, games=1 if added else 0, kept=kept)
+
+    def analysis_summary(self, counts=None) -> None:
+        """The line that says how much of the engine's analysis went out (``counts``:
+        ``{"moves", "games", "kept"}``, by default this run's)."""
+        counts = self.analysis if counts is None else counts
+        if counts and counts["moves"]:
+            click.echo(f"the engine's analysis of {plural(counts['moves'], 'move')} of "
+                       f"{plural(counts['games'], 'game')} in the comments (ShogiHome's "
+                       f"#評価値= lines)" + (f"; {plural(counts['kept'], 'move')} kept the "
+                                             f"record's own" if counts["kept"] else ""))
 
     def problem(self, where: str, why: str) -> None:
         self.failed += 1
@@ -178,20 +194,28 @@ def _bases(arguments) -> list:
               help="The folder to write to (made if missing).")
 @_encoding_option
 @_overwrite_option
-def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool) -> None:
+@click.option("--analysis-from", "analysis_store", metavar="STORE",
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Write into the comments the engine's analysis that this store holds of "
+                   "each position (kifudb analyse), as export does.")
+def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool,
+            analysis_store: Path = None) -> None:
     """Write every game of PATHS (files, folders, globs) in another format: one file per game,
     named after its source file (and its number in the file when it holds several), the
     folders given mirrored under OUTPUT. Files of one folder with the same name but for
     their extension (illegal.kif, illegal.ki2) keep it in theirs: illegal.kif.csa,
     illegal.ki2.csa. A game whose moves stop at an illegal one is written up to it and ends
     with the format's illegal-move ending (%ILLEGAL_MOVE, 反則負け), the move as written in a
-    comment."""
+    comment. With --analysis-from STORE, each move's comments get the store's engine analysis
+    of the position after it (ShogiHome's #評価値= lines), whatever game of the store reached
+    it."""
     from kifudb.ingest.cut_records import read_records
     from kifudb.analytics.files import OutputFolder, OutputRefused, fitted_name
     from kifudb.core.writers import EXTENSIONS
     from kifudb.cli_paths import given_files
 
     given_files(paths)  # a path that names nothing stops here
+    judge = _analysis_source(analysis_store) if analysis_store is not None else None
     tally, names = _Tally(), set()
     out = OutputFolder(output, overwrite=overwrite)
     variations = fmt in ("kif", "ki2", "jkf")
@@ -222,8 +246,11 @@ def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool) -> No
                 tally.problem(where, f"{target} is the source file itself; choose another "
                                      f"--output")
                 continue
+            kifu = game.kifu
+            if judge is not None and fmt != "usi":
+                kifu, added, kept = judge(kifu)
             try:
-                data = _written(game.kifu, fmt, encoding)
+                data = _written(kifu, fmt, encoding)
             except ValueError as error:
                 tally.problem(where, str(error))
                 continue
@@ -232,6 +259,8 @@ def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool) -> No
             except OutputRefused as refusal:
                 tally.refused(where, refusal)
                 continue
+            if judge is not None and fmt != "usi":
+                tally.analysed(added, kept)
             names.add(relative.parent / (stem + EXTENSIONS[fmt]))
             if name != stem + EXTENSIONS[fmt]:
                 click.echo(f"{printable(where)}: written as {printable(name)} (the name "
@@ -239,8 +268,27 @@ def convert(paths, fmt: str, output: Path, encoding: str, overwrite: bool) -> No
             tally.files += 1
             tally.wrote(game.kifu, fmt, game.dropped_variations)
     tally.summary(fmt, output, out.replaced)
+    tally.analysis_summary()
+    if judge is not None and not tally.analysis["moves"] and tally.written:
+        click.echo(f"the engine's analysis: no position after a move of these games is "
+                   f"analysed in {printable(analysis_store)}")
     if tally.failed:
         raise SystemExit(1)
+
+
+def _analysis_source(folder: Path):
+    """A function of a record's ``Kifu``: ``(kifu with the store's analysis in its comments,
+    moves annotated, moves that kept their own)`` (``convert --analysis-from``)."""
+    from kifudb.analytics.analysed_moves import kifu_analysis
+    from kifudb.analytics.analysis_comments import annotated
+    from kifudb.analytics.judgement import NoAnalysis, chosen_analysis
+
+    store = _open_store(folder)
+    try:
+        choice = chosen_analysis(store)
+    except NoAnalysis as error:
+        raise click.ClickException(printable(str(error))) from None
+    return lambda kifu: annotated(kifu, kifu_analysis(store, kifu, choice))
 
 
 def _stem_key(source: str, base: str) -> tuple:
@@ -379,10 +427,6 @@ def _export_records(store, fmt, output: Path, encoding, filters, position, overw
     if not chosen:
         click.echo("no game of the store fits the filters")
     tally.summary(fmt, output, out.replaced)
-    if analysed and analysed["moves"]:
-        click.echo(f"the engine's analysis of {plural(analysed['moves'], 'move')} of "
-                   f"{plural(analysed['games'], 'game')} in the comments (ShogiHome's #評価値= "
-                   f"lines)" + (f"; {plural(analysed['kept'], 'move')} kept the record's own"
-                                if analysed["kept"] else ""))
+    tally.analysis_summary(analysed)
     if tally.failed:
         raise SystemExit(1)

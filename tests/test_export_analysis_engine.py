@@ -107,3 +107,30 @@ def test_hcpe_takes_its_scores_from_the_engines_analysis(store, tmp_path):
                                 else -before["score_black"])
     assert scores == expected
     assert f"({len(scores) - starts} of them from the engine's analysis)" in said
+
+
+def test_convert_takes_the_analysis_of_each_position_from_a_store(store, tmp_path):
+    """``kifudb convert FILE --analysis-from STORE``: a record read from its file gets, at
+    each move, the store's analysis of the position after it (found by its key), as
+    ``export`` writes it; a store that analysed none of its positions is said."""
+    from conftest import ANALYSED_GAMES
+
+    source = ANALYSED_GAMES[0]
+    result = CliRunner().invoke(main, ["convert", str(source), "--to", "kif", "--output",
+                                       str(tmp_path / "out"), "--analysis-from", str(store)])
+    assert result.exit_code == 0, result.output
+    game = next(g for g, path in games(store).items() if path.endswith(source.name))
+    analysed = [r for r in game_analysis(store, game) if r["engine"] is not None]
+    assert f"the engine's analysis of {len(analysed)} moves of 1 game" in result.output
+    again = tmp_path / "again"
+    ingest_paths([str(tmp_path / "out")], again)
+    back = dict(Store(again).connect().execute(
+        "SELECT ply, score_black FROM moves WHERE line = 0 AND dialect = 'shogihome-research'"
+    ).fetchall())
+    assert back == {r["ply"]: (r["score_black"] if r["mate_black"] is None else
+                               (MATE if r["mate_black"] > 0 else -MATE)) for r in analysed}
+    empty = tmp_path / "empty"
+    ingest_paths([str(ANALYSED_GAMES[-1])], empty)  # a store without analysis
+    result = CliRunner().invoke(main, ["convert", str(source), "--to", "kif", "--output",
+                                       str(tmp_path / "out2"), "--analysis-from", str(empty)])
+    assert result.exit_code == 1 and "no engine analysis in" in result.output
