@@ -81,6 +81,9 @@ class AnalysisReport:
     seconds: float = 0.0
     interrupted: bool = False
     restarts: int = 0
+    #: the engines' seconds from each ``go`` to its ``bestmove``, and how many engines
+    searching: float = 0.0
+    engines: int = 1
 
     @property
     def skipped_count(self) -> int:
@@ -99,6 +102,11 @@ class AnalysisReport:
         else:
             out = [f"nothing left to analyse in the {self.positions:,} distinct positions of the "
                    f"chosen games ({self.engine} at {self.limit}{lines})"]
+        if self.analysed and self.seconds:
+            out.append(f"the engines searched {self.searching:.2f} s: "
+                       f"{100 * self.searching / (self.engines * self.seconds):.0f}% of "
+                       f"{self.engines} × {self.seconds:.2f} s (the rest is kifudb's: "
+                       f"starting, planning, committing)")
         if self.skipped:
             out.append("skipped (not sent to the engine): " + ", ".join(
                 f"{n:,} {why}" for why, n in sorted(self.skipped.items())))
@@ -131,16 +139,30 @@ def analyse(store_dir, engine: str, limit="nodes=20000", *, multipv: int = 1,
     if not 1 <= multipv <= 16:
         raise EngineError(f"--multipv must be 1 to 16, not {multipv}")
     path = find_engine(engine)
-    with Engine(path, options, multipv) as probe:  # a bad engine, option or limit: said now
+    probe = Engine(path, options, multipv)  # a bad engine, option or limit: said now
+    try:
         probe.check(limit)
-        name = probe.name
+    except EngineError:
+        probe.close()
+        raise
+    name = probe.name
+    if cluster:
+        probe.close()
+    else:  # the first local job's engine
+        with _ENGINES_LOCK:
+            _SPARE.setdefault((path, tuple(options), multipv), []).append(probe)
     spec = EngineSpec(engine if cluster else path, tuple(options), multipv, limit.text,
                       deadline)
     report = AnalysisReport(name, limit.text, multipv)
     started = time.monotonic()
-    plan = _Plan(store, name, limit.text, multipv, filters, report)
-    plan.commit_positions = commit_positions
-    pool = _Pool(spec, jobs, cluster)
+    try:
+        plan = _Plan(store, name, limit.text, multipv, filters, report)
+        plan.commit_positions = commit_positions
+        pool = _Pool(spec, jobs, cluster)
+        report.engines = pool.width
+    except BaseException:
+        close_engines()  # the probe, kept for the first job
+        raise
     try:
         _run(plan, pool, report, progress)
     finally:
@@ -169,9 +191,11 @@ class TaskResult:
     rows: list
     failed: list
     restarts: int = 0
+    searching: float = 0.0  # the engine's seconds from go to bestmove
 
 
-_ENGINES: dict = {}
+_ENGINES: dict = {}  # (engine, options, multipv, thread) -> the thread's engine
+_SPARE: dict = {}  # (engine, options, multipv) -> engines started, for a thread to take
 _ENGINES_LOCK = threading.Lock()
 
 
@@ -182,12 +206,16 @@ def analyse_positions(spec: EngineSpec, items: list) -> TaskResult:
     slot = (spec.engine, spec.options, spec.multipv, threading.get_ident())
     with _ENGINES_LOCK:
         engine = _ENGINES.get(slot)
+        spare = _SPARE.get(slot[:3])
+        if engine is None and spare:
+            engine = _ENGINES[slot] = spare.pop()
     if engine is None:
         engine = Engine(find_engine(spec.engine), spec.options, spec.multipv)
         with _ENGINES_LOCK:
             _ENGINES[slot] = engine
     limit = Limit.parse(spec.limit)
     rows, failed, restarts = [], [], 0
+    searched = engine.searching
     for key, sfen in items:
         for attempt in (0, 1):
             try:
@@ -201,7 +229,7 @@ def analyse_positions(spec: EngineSpec, items: list) -> TaskResult:
                     failed.append(f"{error} (tried twice)")
                 else:
                     warn(f"{error}; the engine is restarted and the position tried once more")
-    return TaskResult(rows, failed, restarts)
+    return TaskResult(rows, failed, restarts, engine.searching - searched)
 
 
 def warn(message: str) -> None:
@@ -212,8 +240,9 @@ def warn(message: str) -> None:
 def close_engines() -> None:
     """Stop the engines this process started (``analyse_positions``)."""
     with _ENGINES_LOCK:
-        engines = list(_ENGINES.values())
+        engines = list(_ENGINES.values()) + [e for spare in _SPARE.values() for e in spare]
         _ENGINES.clear()
+        _SPARE.clear()
     for engine in engines:
         engine.close()
 
@@ -347,7 +376,7 @@ class _Plan:
                     self.report.skipped[why] += 1
                 else:
                     items.append((key, sfen))
-        return items
+        return sorted(items)  # in key order, whatever game reached them first
 
     def take(self, chunk: int, block: bool) -> bool:
         """Hold the lock of range ``chunk`` (False if another run holds it and not ``block``)."""
@@ -493,6 +522,7 @@ def _run(plan: _Plan, pool: _Pool, report: AnalysisReport, progress: bool) -> No
                 rows.extend(result.rows)
                 report.failed.extend(result.failed)
                 report.restarts += result.restarts
+                report.searching += result.searching
                 answered += count - len(result.failed)
                 outstanding[group] -= 1
                 if outstanding[group] == 0:

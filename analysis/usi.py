@@ -143,6 +143,8 @@ class Engine:
         self.name = path  # until it gives its name
         self.process: Optional[subprocess.Popen] = None
         self.lines: queue.Queue = queue.Queue()
+        #: seconds spent searching (from each ``go`` to its ``bestmove``)
+        self.searching = 0.0
         self.start()
 
     # ----- the process ----------------------------------------------------------------------------
@@ -229,7 +231,9 @@ class Engine:
         position = Position.from_sfen(sfen)
         black = position.turn == BLACK
         self._send(f"position sfen {sfen}")
-        self._send(self._go(limit))
+        go = self._go(limit)
+        started = time.perf_counter()
+        self._send(go)
         best: dict = {}
         answer = None
         for text in self._until("bestmove", deadline or limit.deadline(), "go", sfen):
@@ -239,6 +243,7 @@ class Engine:
                     best[line.multipv] = line
             elif text.startswith("bestmove"):
                 answer = text
+        self.searching += time.perf_counter() - started
         words = (answer or "").split()
         move = words[1] if len(words) > 1 else ""
         if move in ("resign", "win"):  # no move to judge: a mate or a lost position

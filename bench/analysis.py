@@ -3,7 +3,10 @@ its speed-up on two engines and on a Dask cluster, and how many positions a coll
 analysis sends to the engine against how many it stores.
 
 - Overhead: the same positions (the distinct positions of the first ``--games`` games of the
-  WCSC28 fixtures) analysed by ``kifudb analyse --jobs 1`` as a user runs it (a fresh process,
+  WCSC28 fixtures, then of four times as many: the difference is what a position costs,
+  without what a run costs once). Per position it is the time beyond the engine's own search
+  (``go`` to ``bestmove``, which ``kifudb analyse`` reports), measured in the same runs: a
+  minimal driver's time varies by ±10% from run to run with the engine's own (its hash). analysed by ``kifudb analyse --jobs 1`` as a user runs it (a fresh process,
   from its start to its last commit) and by a minimal driver (one engine process, ``position
   sfen`` + ``go nodes N``, reading to ``bestmove``, nothing else), in the same order, at
   ``--nodes`` (20,000 by default, the issue's figure). kifudb's overhead = its time / the
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -44,7 +48,8 @@ def _store(folder: Path, games: int) -> Path:
     return folder
 
 
-def _timed_analyse(store: Path, nodes: int, *extra) -> float:
+def _timed_analyse(store: Path, nodes: int, *extra) -> tuple:
+    """``(seconds of the whole command, seconds its engines searched)``."""
     started = time.perf_counter()
     done = subprocess.run([_kifudb(), "analyse", "--store", str(store), "--engine", ENGINE,
                            "--nodes", str(nodes), "--no-progress", *extra],
@@ -52,21 +57,21 @@ def _timed_analyse(store: Path, nodes: int, *extra) -> float:
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"kifudb analyse failed: {done.stderr or done.stdout}")
-    return seconds
+    searched = re.search(r"the engines searched ([\d.]+) s", done.stdout)
+    return seconds, float(searched.group(1))
 
 
 def _sfens(store: Path) -> list:
     """The SFEN of each analysed position, in key order (the order kifudb sends them)."""
-    from kifudb.analysis.run import CHUNK_BITS  # noqa: F401 (the order: by key)
     from kifudb.core import Position
     from kifudb.store.folder import Store
 
     connection = Store(store).connect()
     analysed = {k for k, in connection.execute("SELECT key FROM analysis").fetchall()}
     found = {}
-    for start, line in connection.execute(
-            "SELECT g.start_sfen, list(m.usi ORDER BY m.ply) FROM games g JOIN moves m ON "
-            "m.game = g.game AND m.line = 0 AND m.usi IS NOT NULL GROUP BY ALL").fetchall():
+    for _, start, line in connection.execute(
+            "SELECT g.game, g.start_sfen, list(m.usi ORDER BY m.ply) FROM games g JOIN moves m "
+            "ON m.game = g.game AND m.line = 0 AND m.usi IS NOT NULL GROUP BY ALL").fetchall():
         position = Position.from_sfen(start)
         for usi in [None, *line]:
             if usi is not None:
@@ -100,19 +105,39 @@ def minimal_driver(sfens: list, nodes: int) -> float:
     return seconds
 
 
+def _one_size(scratch: Path, games: int, nodes: int) -> dict:
+    """The four timings on the distinct positions of the first ``games`` games."""
+    out: dict = {}
+    first = _store(scratch / f"one-{games}", games)
+    out["kifudb_jobs1_s"], out["searched_jobs1_s"] = _timed_analyse(first, nodes)
+    sfens = _sfens(first)
+    out["positions"] = len(sfens)
+    out["driver_s"] = minimal_driver(sfens, nodes)
+    for name, extra in (("jobs2", ("--jobs", "2")), ("cluster2", ("--cluster", "local:2"))):
+        out[f"kifudb_{name}_s"], out[f"searched_{name}_s"] = _timed_analyse(
+            _store(scratch / f"{name}-{games}", games), nodes, *extra)
+    return out
+
+
 def run_analysis(games: int = 3, nodes: int = 20_000, store=None) -> dict:
+    """The timings on ``games`` and on four times as many games; the whole command's figures
+    are of the larger, the per-position ones of the difference between the two (what a
+    position costs, without what a run costs once: starting, the cluster, planning)."""
     results: dict = {"nodes": nodes, "games": games}
     with tempfile.TemporaryDirectory() as scratch:
-        first = _store(Path(scratch) / "one", games)
-        results["kifudb_jobs1_s"] = _timed_analyse(first, nodes)
-        sfens = _sfens(first)
-        results["positions"] = len(sfens)
-        results["driver_s"] = minimal_driver(sfens, nodes)
-        results["overhead"] = results["kifudb_jobs1_s"] / results["driver_s"] - 1
-        for name, extra in (("jobs2", ("--jobs", "2")), ("cluster2", ("--cluster", "local:2"))):
-            store_n = _store(Path(scratch) / name, games)
-            results[f"kifudb_{name}_s"] = _timed_analyse(store_n, nodes, *extra)
-            results[f"speedup_{name}"] = results["kifudb_jobs1_s"] / results[f"kifudb_{name}_s"]
+        small = _one_size(Path(scratch), games, nodes)
+        large = _one_size(Path(scratch), 4 * games, nodes)
+    results["small"], results["large"] = small, large
+    extra = {k: large[k] - small[k] for k in large}
+    results["overhead"] = large["kifudb_jobs1_s"] / large["driver_s"] - 1
+    # what a position costs beyond its engine's search, against that search, from the two runs
+    # of one engine (its own time measured in the same run: the engine's variance cancels)
+    results["overhead_per_position"] = ((extra["kifudb_jobs1_s"] - extra["searched_jobs1_s"])
+                                        / extra["searched_jobs1_s"])
+    for name in ("jobs2", "cluster2"):
+        results[f"speedup_{name}"] = large["kifudb_jobs1_s"] / large[f"kifudb_{name}_s"]
+        results[f"speedup_{name}_per_position"] = (extra["kifudb_jobs1_s"]
+                                                   / extra[f"kifudb_{name}_s"])
     if store is not None:
         from kifudb.store.folder import Store
 
@@ -124,15 +149,25 @@ def run_analysis(games: int = 3, nodes: int = 20_000, store=None) -> dict:
 
 
 def report(results: dict) -> None:
+    small, large = results["small"], results["large"]
     print(f"\n== analysis: kifudb analyse vs a minimal USI driver ({ENGINE}, nodes="
-          f"{results['nodes']:,}, {results['positions']} positions of {results['games']} games)")
-    print(f"  minimal driver      {results['driver_s']:8.2f} s")
-    print(f"  kifudb --jobs 1     {results['kifudb_jobs1_s']:8.2f} s   overhead "
-          f"{100 * results['overhead']:+.1f}% (the whole command: start, plan, commit)")
-    print(f"  kifudb --jobs 2     {results['kifudb_jobs2_s']:8.2f} s   speed-up "
-          f"{results['speedup_jobs2']:.2f}x")
-    print(f"  kifudb --cluster local:2 {results['kifudb_cluster2_s']:8.2f} s   speed-up "
-          f"{results['speedup_cluster2']:.2f}x")
+          f"{results['nodes']:,}; {small['positions']} and {large['positions']} positions of "
+          f"{results['games']} and {4 * results['games']} games)")
+    print(f"  {'':26}{'small':>9}{'large':>9}   whole command   per position")
+    print("  (overhead per position: the time beyond the engine's own search, measured in the "
+          "same runs; speed-ups: of the difference between the two sizes)")
+    rows = [("minimal driver", "driver_s", None), ("kifudb --jobs 1", "kifudb_jobs1_s", "overhead"),
+            ("kifudb --jobs 2", "kifudb_jobs2_s", "speedup_jobs2"),
+            ("kifudb --cluster local:2", "kifudb_cluster2_s", "speedup_cluster2")]
+    for label, key, figure in rows:
+        line = f"  {label:26}{small[key]:8.2f}s{large[key]:8.2f}s"
+        if figure == "overhead":
+            line += (f"   overhead {100 * results['overhead']:+.1f}%"
+                     f"   {100 * results['overhead_per_position']:+.1f}%")
+        elif figure:
+            line += (f"   speed-up {results[figure]:.2f}x"
+                     f"    {results[figure + '_per_position']:.2f}x")
+        print(line)
     if "dedup" in results:
         print(f"  dedup on {results['store']}: {results['stored']:,} positions stored, "
               f"{results['distinct']:,} distinct (sent to the engine): "
