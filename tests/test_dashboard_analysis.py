@@ -165,12 +165,20 @@ def test_the_graph_shows_both_when_the_record_has_evaluations(analysed):
 # ----- players, openings and castles ------------------------------------------------------------------
 
 
+def first_black(analysed) -> str:
+    """The Black player of ``first_game``, as the record names him."""
+    connection = Store(analysed[0]).connect()
+    try:
+        return connection.execute("SELECT black FROM games WHERE game = ?",
+                                  [first_game(analysed)]).fetchone()[0]
+    finally:
+        connection.close()
+
+
 def test_the_player_page_shows_accuracy_and_the_most_costly_moves(analysed):
     store, made, _ = analysed
     game = first_game(analysed)
-    connection = Store(store).connect()
-    black = connection.execute("SELECT black FROM games WHERE game = ?", [game]).fetchone()[0]
-    connection.close()
+    black = first_black(analysed)
     name = _canonical(black)  # 伊奈祐介六段: 伊奈祐介, as the list of players names him
     at = page("players", name=name)
     figures = collection.accuracy(store, "player", filters=_player_filter(name))
@@ -308,9 +316,7 @@ def test_without_a_second_line_or_an_analysis_the_puzzles_page_says_why(tmp_path
 def test_the_puzzles_page_keeps_the_sidebars_filters_in_the_url(analysed):
     store, made, _ = analysed
     game = first_game(analysed)
-    connection = Store(store).connect()
-    black = connection.execute("SELECT black FROM games WHERE game = ?", [game]).fetchone()[0]
-    connection.close()
+    black = first_black(analysed)
     at = page("puzzles", player=black)
     assert at.query_params["player"] == black
     listed = table(at, "puzzles-")
