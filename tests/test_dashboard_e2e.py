@@ -510,6 +510,15 @@ def test_statistics_pages(server, tab, path, text, name):
     screenshot(tab, name)
 
 
+def test_the_puzzles_page_says_how_to_make_an_analysis(server, tab):
+    """The store of the browser tests has no engine analysis: the Puzzles page says so and how
+    to make one (``kifudb analyse``), in the app's navigation."""
+    visit(tab, f"{server}/puzzles", "no engine analysis in")
+    expect(tab.get_by_text("kifudb analyse", exact=False).first).to_be_visible()
+    expect(tab.locator('[data-testid="stSidebarNav"] a', has_text="Puzzles").first).to_be_visible()
+    screenshot(tab, "10-puzzles")
+
+
 @pytest.fixture
 def narrow(browser):
     page = browser.new_page(viewport={"width": 820, "height": 2000})
