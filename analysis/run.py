@@ -31,13 +31,11 @@ import collections
 import contextlib
 import fcntl
 import hashlib
-import os
-import threading
 import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Optional
 
 import pyarrow as pa
