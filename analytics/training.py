@@ -55,7 +55,6 @@ keeps one record per (position, move played)::
 
 from __future__ import annotations
 
-import os
 import struct
 
 from kifudb.analytics import checks

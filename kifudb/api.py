@@ -73,7 +73,7 @@ DTYPES = {
     "score": pl.Float64, "black_score": pl.Float64, "share": pl.Float64, "ci_low": pl.Float64,
     "ci_high": pl.Float64, "seconds": pl.Float64, "mirrored": pl.Boolean, "primary": pl.Boolean,
     "date": pl.Date, "latest_date": pl.Date, "index": pl.Int64, "average_rating": pl.Float64,
-    "performance": pl.Float64, "other": pl.Int64,
+    "performance": pl.Float64,
 }
 _DATES = ("date", "latest_date", "end_date")
 

@@ -9,13 +9,12 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ANALYSED_ENGINE, ANALYSED_GAMES, ANALYSED_LIMIT, ROOT
+from conftest import ANALYSED_ENGINE, ANALYSED_GAMES, ANALYSED_LIMIT
 from kifudb.analysis.run import analyse
 from kifudb.analysis.usi import Engine, EngineError, Limit, find_engine
 from kifudb.analytics.filters import GameFilter
