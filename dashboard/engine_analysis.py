@@ -26,7 +26,8 @@ _mistakes = stored(collection.mistakes)
 _puzzles = stored(found_puzzles.puzzles)
 
 #: the counts of each judgement and their marks, worst first
-COUNTS = {"blunders": "??", "mistakes": "?", "inaccuracies": "?!"}
+COUNTS = {"blunders": judgement.MARKS["blunder"], "mistakes": judgement.MARKS["mistake"],
+          "inaccuracies": judgement.MARKS["inaccuracy"]}
 
 
 def analysed() -> bool:

@@ -120,6 +120,7 @@ def mistakes(store_dir: Path, output: str, of, least: str, limit: int, offset: i
     """The most costly moves (the largest loss first) of the games in scope, with the
     engine's better move."""
     from kifudb.analytics.accuracy import mistakes as costly
+    from kifudb.analytics.judgement import MARKS
 
     data = costly(_open_store(store_dir), limit=limit, offset=offset, of=of, least=least,
                   engine=engine, engine_limit=engine_limit, filters=game_filter(kwargs))
@@ -130,10 +131,9 @@ def mistakes(store_dir: Path, output: str, of, least: str, limit: int, offset: i
     if not data["moves"]:
         click.echo("no judged move in scope")
         return
-    marks = {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}
     click.echo(_table(["game", "ply", "date", "player", "move", "better", "loss", "win %"],
                       [[m["game"], m["ply"], m["date"], m["player"] or m["mover"],
-                        f"{m['ki2'] or m['usi']}{marks[m['judgement']]}",
+                        f"{m['ki2'] or m['usi']}{MARKS[m['judgement']]}",
                         m["best_ki2"] or m["best"] or "",
                         _number(m["loss"]), f"{m['win_before']:.0f} → {m['win_after']:.0f}"]
                        for m in data["moves"]], limits={3: 20}, right={0, 1, 6}))
