@@ -30,7 +30,9 @@ from __future__ import annotations
 
 from kifudb.analytics.filters import GameFilter
 from kifudb.analytics.position_games import position_games
-from kifudb.analytics.queries import explore, occurrences, search
+from kifudb.analytics import checks
+from kifudb.analytics.queries import (SEARCH_HIT, explore, occurrences, search_table,
+                                      unfiltered_search)
 from kifudb.analytics.results import Results
 
 __all__ = ["EXPLORER_MOVE", "EXPLORER_ANSWER", "SHOWN_GAME", "SEARCH_HIT", "explorer_move",
@@ -48,9 +50,6 @@ EXPLORER_ANSWER = ("position", "games", "black_wins", "white_wins", "draws", "ot
 #: The fields of a game listed beside the explorer's moves.
 SHOWN_GAME = ("game", "ply", "next_move", "black", "white", "date", "event", "winner",
               "reason", "handicap", "moves", "black_rating", "white_rating")
-#: The fields of a hit of position search (``analytics.queries.search``).
-SEARCH_HIT = ("game", "ply", "black", "white", "date", "event", "winner", "reason", "handicap",
-              "path", "next_move", "mirrored")
 
 
 def explorer_move(row: dict) -> dict:
@@ -95,8 +94,13 @@ def search_answer(store, position, *, mirror: bool = False, offset: int = 0, lim
     """Position search's answer: ``position`` (``sfen``, ``key``), ``mirror``,
     ``occurrences`` and ``games`` (how many in all), ``offset``, ``limit`` and the page of
     ``hits`` (``SEARCH_HIT``), newest games first."""
-    total = occurrences(store, position, mirror=mirror, filters=filters)
-    hits = search(store, position, mirror=mirror, limit=limit, offset=offset,
-                  one_per_game=one_per_game, filters=filters)
+    if not filters:  # every game: the count and the page from one answer in Arrow
+        whole = unfiltered_search(store, position, mirror, one_per_game)
+        total, page = whole.counts(), whole.page(offset, limit)
+    else:  # two queries on the position's rows, looked up once
+        total = occurrences(store, position, mirror=mirror, filters=filters)
+        page = search_table(store, position, mirror, limit, offset, one_per_game,
+                            filters=filters)
+    hits = checks.iso_dates(page.to_pylist(), "date")
     return {"position": described(position), "mirror": mirror, **total, "offset": offset,
             "limit": limit, "hits": [{name: hit[name] for name in SEARCH_HIT} for hit in hits]}

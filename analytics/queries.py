@@ -33,21 +33,32 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Optional
+from typing import NamedTuple, Optional
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 import sqlalchemy as sa
 
 from kifudb.analytics import checks
 from kifudb.analytics.filters import GameFilter
 from kifudb.analytics.results import Results, count_columns
-from kifudb.core.move import code_move, code_usi
+from kifudb.core.move import MOVE_CODES, code_move, code_usi
 from kifudb.core.notation import ki2_move, kif_move
 from kifudb.core.position import Position
-from kifudb.store.engine import fetch, game_summary, games, hits, moves, sources
+from kifudb.store.engine import (fetch, fetch_arrow, game_summary, games, hits, hits_with_games,
+                                 moves, sources)
 from kifudb.store.schema import EVALUATION as EVALUATION_COLUMNS
 
 __all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
            "position_key"]
+
+#: The fields of a hit of position search (``search``), in this order.
+SEARCH_HIT = ("game", "ply", "black", "white", "date", "event", "winner", "reason", "handicap",
+              "path", "next_move", "mirrored")
+#: the fields of a hit that come from the position's rows (``hits``), not from the game
+_FROM_HITS = ("game", "ply", "next_move", "mirrored")
 
 _usi = functools.lru_cache(maxsize=None)(code_usi)  # move codes are few (under 14,000)
 #: the keys of a move's evaluation (``store.schema``'s evaluation columns)
@@ -101,7 +112,79 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
     game and ply; ``offset`` skips that many rows and ``limit`` keeps the next ones (a page;
     ``occurrences`` counts them all).
     """
-    keys = hit_keys(position, mirror)
+    return checks.iso_dates(search_table(store, position, mirror, limit, offset, one_per_game,
+                                         filters=filters).to_pylist(), "date")
+
+
+def search_table(store, position, mirror: bool = False, limit: Optional[int] = None,
+                 offset: int = 0, one_per_game: bool = False, *,
+                 filters: GameFilter = GameFilter()) -> pa.Table:
+    """``search`` as an Arrow table (dates as dates), as DuckDB or the Arrow join made it
+    (``unfiltered_search`` without filters): the Python API's."""
+    if not filters:
+        return unfiltered_search(store, position, mirror, one_per_game).page(offset, limit)
+    statement = search_statement(position, limit=limit, offset=offset,
+                                 one_per_game=one_per_game, filters=filters)
+    return with_usi(fetch_arrow(store, statement, keys=hit_keys(position, mirror)))
+
+
+def with_usi(rows: pa.Table) -> pa.Table:
+    """A search's rows with ``next_move`` (a move code) as USI text and ``mirrored`` a bool."""
+    codes = rows.column("next_move")
+    texts = pc.take(_usi_texts(), codes.cast(pa.int32()))
+    rows = rows.set_column(rows.column_names.index("next_move"), "next_move", texts)
+    return rows.set_column(rows.column_names.index("mirrored"), "mirrored",
+                           rows.column("mirrored").cast(pa.bool_()))
+
+
+@functools.lru_cache(maxsize=1)
+def _usi_texts() -> pa.Array:
+    """The USI text of every move code (``core.move.move_code``), by code."""
+    return pa.array([_usi(code) for code in range(MOVE_CODES)], pa.string())
+
+
+class Found(NamedTuple):
+    """An unfiltered search's answer, whole: ``rows`` (Arrow, ``search``'s columns and order)
+    and the counts ``occurrences`` says."""
+
+    rows: pa.Table
+    occurrences: int
+    games: int
+
+    def page(self, offset: int = 0, limit: Optional[int] = None) -> pa.Table:
+        """``search_table``'s rows of the page that starts at ``offset`` (``limit`` at most)."""
+        offset = checks.at_least(offset, "offset", 0)
+        if limit is not None:
+            checks.at_least(limit, "limit", 1)
+        return with_usi(self.rows.slice(offset, limit))
+
+    def counts(self) -> dict:
+        return {"occurrences": self.occurrences, "games": self.games}
+
+
+def unfiltered_search(store, position, mirror: bool = False, one_per_game: bool = False) -> Found:
+    """``search`` and ``occurrences`` for every game the store shows, without a query: the
+    position's rows looked up and joined to their games' summaries in Arrow
+    (``store.engine.hits_with_games``), then ordered as ``search_statement`` orders them (the
+    tests hold the two to the same answers)."""
+    found, shown = hits_with_games(store, hit_keys(position, mirror))
+    columns = {name: (found if name in _FROM_HITS else shown).column(name) for name in SEARCH_HIT}
+    rows = pa.table(columns)
+    games = pc.count_distinct(found.column("game")).as_py() if rows.num_rows else 0
+    occurrences = rows.num_rows
+    if one_per_game and rows.num_rows:  # each game's first row (by ply, then not mirrored)
+        first = pc.sort_indices(rows, [("game", "ascending"), ("ply", "ascending"),
+                                       ("mirrored", "ascending")]).to_numpy()
+        ids = rows.column("game").to_numpy()[first]
+        rows = rows.take(first[np.r_[True, ids[1:] != ids[:-1]]])
+    order = pc.sort_indices(rows, [("date", "descending", "at_end"), ("game", "ascending", "at_end"),
+                                   ("ply", "ascending", "at_end")])
+    return Found(rows.take(order), occurrences, games)
+
+
+def search_statement(position, *, limit: Optional[int] = None, offset: int = 0,
+                     one_per_game: bool = False, filters: GameFilter = GameFilter()):
+    """The statement of ``search`` (over ``hits``: run with ``keys=hit_keys(position, …)``)."""
     rows = hits
     if one_per_game:
         nth = sa.func.row_number().over(partition_by=hits.c.game,
@@ -111,8 +194,7 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
                           ranked.c.black_to_move)
                 .where(ranked.c.nth == sa.bindparam("first", 1)).subquery("first_hits"))
     g = game_summary.c
-    statement = (sa.select(rows.c.game, rows.c.ply, g.black, g.white, g.date, g.event, g.winner,
-                           g.reason, g.handicap, g.path, rows.c.next_move, rows.c.mirrored)
+    statement = (sa.select(*((rows.c if name in _FROM_HITS else g)[name] for name in SEARCH_HIT))
                  .join_from(rows, game_summary, g.game == rows.c.game)
                  .where(*filters.where(_mover_rating(position)))
                  .order_by(g.date.desc().nulls_last(), rows.c.game, rows.c.ply))
@@ -121,12 +203,7 @@ def search(store, position, mirror: bool = False, limit: Optional[int] = None,
     if offset:
         statement = statement.offset(sa.bindparam("offset",
                                                   checks.at_least(offset, "offset", 0)))
-    found = checks.iso_dates(fetch(store, statement, keys=keys), "date")
-    for row in found:
-        code = row["next_move"]
-        row["next_move"] = None if code is None else _usi(code)
-        row["mirrored"] = bool(row["mirrored"])
-    return found
+    return statement
 
 
 def occurrences(store, position, mirror: bool = False, *,
@@ -134,11 +211,18 @@ def occurrences(store, position, mirror: bool = False, *,
     """``{"occurrences", "games"}``: how many rows ``search`` gives for ``position`` (with
     ``mirror``, its mirror image too) and in how many games, without fetching them (in the
     games of ``filters``, as ``search``)."""
-    statement = (sa.select(sa.func.count().label("occurrences"),
-                           sa.func.count(sa.distinct(hits.c.game)).label("games"))
-                 .select_from(hits.join(game_summary, game_summary.c.game == hits.c.game))
-                 .where(*filters.where(_mover_rating(position))))
-    return fetch(store, statement, keys=hit_keys(position, mirror))[0]
+    if not filters:
+        return unfiltered_search(store, position, mirror).counts()
+    return fetch(store, occurrences_statement(position, filters=filters),
+                 keys=hit_keys(position, mirror))[0]
+
+
+def occurrences_statement(position, *, filters: GameFilter = GameFilter()):
+    """The statement of ``occurrences`` (over ``hits``, as ``search_statement``)."""
+    return (sa.select(sa.func.count().label("occurrences"),
+                      sa.func.count(sa.distinct(hits.c.game)).label("games"))
+            .select_from(hits.join(game_summary, game_summary.c.game == hits.c.game))
+            .where(*filters.where(_mover_rating(position))))
 
 
 def _mover_rating(position):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 from typing import Optional
 
+import pyarrow as pa
 import sqlalchemy as sa
 
 from kifudb.analytics import checks
@@ -42,7 +43,7 @@ from kifudb.analytics.results import SIDES, Results, count_columns, wilson
 from kifudb.labels.classify import definitions, definitions_version
 from kifudb.labels.players import canonical as player_name
 from kifudb.store import engine as views
-from kifudb.store.engine import as_store, fetch, game_summary, label_summary
+from kifudb.store.engine import as_store, fetch, fetch_arrow, game_summary, label_summary
 
 __all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_lengths", "games",
            "label_frequencies", "win_rates", "pairings", "label_games", "game_labels",
@@ -137,12 +138,21 @@ def games(store, limit: int = 20, offset: int = 0, *,
     (undated last, then the highest id), a page of ``limit`` from ``offset``: dicts of
     ``game``, ``black``, ``white``, ``date``, ``event``, ``winner``, ``reason``, ``handicap``
     and ``moves``."""
-    statement = (sa.select(G.game, G.black, G.white, G.date, G.event, G.winner, G.reason,
-                           G.handicap, G.moves).where(*filters.where())
-                 .order_by(G.date.desc().nulls_last(), G.game.desc())
-                 .limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
-                 .offset(sa.bindparam("offset", checks.at_least(offset, "offset", 0))))
-    return checks.iso_dates(fetch(store, statement), "date")
+    return checks.iso_dates(fetch(store, _games(limit, offset, filters)), "date")
+
+
+def games_table(store, limit: int = 20, offset: int = 0, *,
+                filters: GameFilter = GameFilter()) -> pa.Table:
+    """``games`` as an Arrow table, straight from DuckDB (dates as dates): the Python API's."""
+    return fetch_arrow(store, _games(limit, offset, filters))
+
+
+def _games(limit: int, offset: int, filters: GameFilter):
+    return (sa.select(G.game, G.black, G.white, G.date, G.event, G.winner, G.reason,
+                      G.handicap, G.moves).where(*filters.where())
+            .order_by(G.date.desc().nulls_last(), G.game.desc())
+            .limit(sa.bindparam("limit", checks.at_least(limit, "limit", 1)))
+            .offset(sa.bindparam("offset", checks.at_least(offset, "offset", 0))))
 
 
 # ----- castles and openings ----------------------------------------------------------------------

@@ -93,6 +93,8 @@ _USI_TEXT: Final[dict[Move, str]] = {}  # Move -> text, likewise bounded
 
 #: the first code of a drop (below it, board moves: ``from * 81 + to``, +6561 promoting)
 DROP_BASE: Final = 13122
+#: move codes are below this (the last: a gold dropped on 9i)
+MOVE_CODES: Final = DROP_BASE + 7 * 81
 
 
 def move_code(move: Move) -> int:
@@ -147,7 +149,7 @@ def _new_move(code: int) -> Move:
 
 #: move code -> its move, made on first use (13,689 codes: every board move, promoting or not,
 #: and every drop)
-_BY_CODE: Final[list[Optional[Move]]] = [None] * (DROP_BASE + 7 * 81)
+_BY_CODE: Final[list[Optional[Move]]] = [None] * MOVE_CODES
 
 
 def code_usi(code: int) -> str:

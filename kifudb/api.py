@@ -178,6 +178,19 @@ def frame(rows: list, columns: list, dtypes: Optional[dict] = None) -> pl.DataFr
     return table
 
 
+def arrow_frame(table, columns: list) -> pl.DataFrame:
+    """An Arrow table (as DuckDB or an Arrow join made it) as a DataFrame, without a Python row
+    in between: ``columns`` in their order, typed as ``frame`` types them (``DTYPES``).
+
+    >>> import pyarrow as pa
+    >>> arrow_frame(pa.table({"game": pa.array([1], pa.int32()), "event": ["竜王戦"]}),
+    ...             ["game", "event"]).schema
+    Schema([('game', Int64), ('event', String)])
+    """
+    data = pl.from_arrow(table)
+    return data.select(pl.col(c).cast(DTYPES[c]) if c in DTYPES else pl.col(c) for c in columns)
+
+
 #: The filters' older Python names (``GameFilter``'s fields), kept working with a warning.
 _OLD_NAMES = {o.field: o.name for o in OPTIONS if o.field != o.name}
 
@@ -542,10 +555,10 @@ class Database:
         >>> db.search("7g7f 3c3d 2g2f", since="2010-01-01")["game"].to_list()
         [2]
         """
-        found = queries.search(self._store, position_of(position, start), mirror=mirror,
-                               limit=limit, offset=offset, one_per_game=one_per_game,
-                               filters=game_filter(filters, **fields))
-        return frame(found, COLUMNS["search"])
+        found = queries.search_table(self._store, position_of(position, start), mirror=mirror,
+                                     limit=limit, offset=offset, one_per_game=one_per_game,
+                                     filters=game_filter(filters, **fields))
+        return arrow_frame(found, COLUMNS["search"])
 
     def occurrences(self, position, *, start="startpos", mirror: bool = False,
                     filters: Optional[GameFilter] = None, **fields) -> dict:
@@ -593,9 +606,9 @@ class Database:
         >>> db.games(limit=2, result="draw").select("game", "black", "reason").rows()
         [(7, '妖怪惑星Qhapaq', 'sennichite')]
         """
-        rows = _stats.games(self._store, limit=limit, offset=offset,
-                            filters=game_filter(filters, **fields))
-        return frame(rows, COLUMNS["games"])
+        return arrow_frame(_stats.games_table(self._store, limit=limit, offset=offset,
+                                              filters=game_filter(filters, **fields)),
+                           COLUMNS["games"])
 
     def pattern(self, *conditions, turn: Optional[str] = None, min_ply: Optional[int] = None,
                 max_ply: Optional[int] = None, mirror: bool = False, either_side: bool = False,

@@ -29,23 +29,23 @@ from pathlib import Path
 import click
 
 from kifudb.core import Position, SfenError, perft as count_perft
-from kifudb.ingest.usi_file import read_usi
 from kifudb.output import PathNames, plural, printable, progress_option, wants_progress
 from kifudb.cli_paths import given_files
-from kifudb.cli_ports import port_problem
-from kifudb.cli_replay import render_report, replay_report
-from kifudb.cli_analyse import analyse
-from kifudb.cli_book import book
-from kifudb.cli_classify import classify
-from kifudb.cli_export import convert, export
-from kifudb.cli_game import game
-from kifudb.cli_judgement import accuracy, calibrate, mistakes, puzzles
-from kifudb.cli_pattern import pattern
-from kifudb.cli_players import players
-from kifudb.cli_twins import twins
-from kifudb.cli_serve import serve
-from kifudb.cli_stats import relabel, stats
-from kifudb.cli_store import _open_store, explore, search, sql, store_failure
+
+#: the commands defined in other modules: name -> (module, function), imported when the command
+#: runs (or ``--help`` lists them), so that a command loads only what it needs
+ELSEWHERE = {
+    "search": ("kifudb.cli_store", "search"), "explore": ("kifudb.cli_store", "explore"),
+    "pattern": ("kifudb.cli_pattern", "pattern"), "sql": ("kifudb.cli_store", "sql"),
+    "stats": ("kifudb.cli_stats", "stats"), "relabel": ("kifudb.cli_stats", "relabel"),
+    "classify": ("kifudb.cli_classify", "classify"), "game": ("kifudb.cli_game", "game"),
+    "players": ("kifudb.cli_players", "players"), "twins": ("kifudb.cli_twins", "twins"),
+    "serve": ("kifudb.cli_serve", "serve"), "book": ("kifudb.cli_book", "book"),
+    "convert": ("kifudb.cli_export", "convert"), "export": ("kifudb.cli_export", "export"),
+    "analyse": ("kifudb.cli_analyse", "analyse"), "analyze": ("kifudb.cli_analyse", "analyse"),
+    "puzzles": ("kifudb.cli_judgement", "puzzles"),
+    "calibrate": ("kifudb.cli_judgement", "calibrate"),
+}
 
 
 def _position(sfen: str) -> Position:
@@ -64,12 +64,25 @@ class _Commands(click.Group):
         ctx.meta["kifudb.store"] = _store_given(args)
         return super().parse_args(ctx, args)
 
+    def list_commands(self, ctx) -> list:
+        return sorted({*super().list_commands(ctx), *ELSEWHERE})
+
+    def get_command(self, ctx, name: str):
+        if name in ELSEWHERE:
+            import importlib
+
+            module, function = ELSEWHERE[name]
+            return getattr(importlib.import_module(module), function)
+        return super().get_command(ctx, name)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except Exception as error:
+            from kifudb.cli_store import store_failure
+
             message = store_failure(error, ctx.meta.get("kifudb.store"), check=False)
             if message is None:
                 raise
@@ -116,9 +129,12 @@ def main() -> None:
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 def replay(paths, quiet: bool) -> None:
     """Replay games written as USI lines and report each: moves, final position, verdict."""
+    from kifudb.cli_replay import render_report, replay_report
+    from kifudb.ingest.read import MAX_BYTES
+    from kifudb.ingest.usi_file import read_usi
+
     games = moves = illegal = 0
     started = time.perf_counter()
-    from kifudb.ingest.read import MAX_BYTES
 
     for path in paths:
         try:  # as the record readers do: no device, pipe or giant file is read whole
@@ -249,6 +265,8 @@ def dashboard(store_dir, port: int, address: str, headless: bool) -> None:
     """Start the dashboard (Streamlit) on a store, and print its address."""
     import os
 
+    from kifudb.cli_ports import port_problem
+    from kifudb.cli_store import _open_store
     from kifudb.store import DEFAULT_STORE
 
     store = _open_store(store_dir or DEFAULT_STORE)
@@ -348,25 +366,4 @@ def key(sfen: str) -> None:
     value = _position(sfen).key()
     click.echo(f"{value} 0x{value:016x}")
 
-
-main.add_command(search)
-main.add_command(explore)
-main.add_command(pattern)
-main.add_command(sql)
-main.add_command(stats)
-main.add_command(relabel)
-main.add_command(classify)
-main.add_command(game)
-main.add_command(players)
-main.add_command(twins)
-main.add_command(serve)
-main.add_command(book)
-main.add_command(convert)
-main.add_command(export)
-main.add_command(analyse)
-main.add_command(analyse, name="analyze")
-main.add_command(puzzles)
-main.add_command(calibrate)
-stats.add_command(accuracy)
-stats.add_command(mistakes)
 

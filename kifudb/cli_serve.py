@@ -1,12 +1,17 @@
 """``kifudb serve``: the HTTP JSON API (``kifudb.http``) on uvicorn, read-only, on one store.
 
     kifudb serve [--store DIR] [--host 127.0.0.1] [--port 8080] [--timeout 10]
-                 [--cache-mb 64] [--header-timeout 10] [--max-connections 512]
+                 [--cache-mb 64] [--header-timeout 10] [--max-connections 512] [--workers 1]
 
 It prints its address and answers until Ctrl-C; a busy port, a missing store or a file limit
 (``ulimit -n``) too low for ``--max-connections`` is said before anything is served (the soft
 limit is raised to what is needed when the hard one allows it). FastAPI, uvicorn and DuckDB
 load only when the command runs.
+
+``--workers N`` answers in N processes that share the listening socket (the kernel hands each
+new connection to one of them), each with its own engine, caches and desks (memory N times):
+the answers of one process are limited by its interpreter's lock to about one core. Ctrl-C or
+SIGTERM stops them all; a worker that dies is said and ends the server.
 """
 
 from __future__ import annotations
@@ -38,8 +43,10 @@ __all__ = ["serve"]
               help="Close a connection that takes longer to send a request's headers.")
 @click.option("--max-connections", type=click.IntRange(1, 100_000), default=512,
               show_default=True, help="Connections open at once (one more: 503 and closed).")
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Processes that answer (each about one core, and its own memory).")
 def serve(store_dir: Path, host: str, port: int, timeout: float, cache_mb: float,
-          header_timeout: float, max_connections: int) -> None:
+          header_timeout: float, max_connections: int, workers: int) -> None:
     """Serve the store's questions as an HTTP JSON API (explorer, search, games, statistics);
     the interactive documentation is at /docs."""
     store = _open_store(store_dir)
@@ -48,15 +55,25 @@ def serve(store_dir: Path, host: str, port: int, timeout: float, cache_mb: float
         raise click.ClickException(f"cannot serve on {host}:{port}: {busy}; choose another "
                                    f"with --port")
     _enough_files(max_connections)
-    from kifudb.http import app, server
-
-    api = app(store.root, timeout=timeout, cache_bytes=int(cache_mb * 2 ** 20))
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"kifudb serve on {printable(store.root)}: http://{shown}:{port}/  (documentation "
-               f"at /docs; Ctrl-C stops it)")
+    options = dict(timeout=timeout, cache_bytes=int(cache_mb * 2 ** 20),
+                   header_timeout=header_timeout, max_connections=max_connections)
+    if workers == 1:
+        from kifudb.http import app, server
+        api = app(store.root, timeout=timeout, cache_bytes=options["cache_bytes"])
+        _say_address(store.root, shown, port, "")
+        server(api, host, port, header_timeout=header_timeout,
+               max_connections=max_connections).run()
+        return
+    from kifudb.http_workers import serve_in_workers
+    serve_in_workers(store.root, host, port, workers, options,
+                     ready=lambda: _say_address(store.root, shown, port, f", {workers} workers"))
+
+
+def _say_address(root: Path, shown: str, port: int, workers: str) -> None:
+    click.echo(f"kifudb serve on {printable(root)}: http://{shown}:{port}/  (documentation "
+               f"at /docs{workers}; Ctrl-C stops it)")
     sys.stdout.flush()
-    server(api, host, port, header_timeout=header_timeout,
-           max_connections=max_connections).run()
 
 
 #: Files the server opens besides its connections (the store's files, the interpreter's).

@@ -301,18 +301,23 @@ def novelties(store_dir: Path, output: str, limit: int, offset: int, **kwargs) -
 @click.option("--path", "path_part", metavar="TEXT", help="Only files whose path contains this.")
 @click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True,
               help="At most N findings listed (the counts count them all).")
+@click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Skip the first N findings (the next page).")
 @_store_option
 @click.option("--format", "output", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @_guard
-def findings(store_dir: Path, output: str, code, severity, path_part, limit: int) -> None:
+def findings(store_dir: Path, output: str, code, severity, path_part, limit: int,
+             offset: int) -> None:
     """What validation found in the stored records: counts by code, then each finding."""
+    from kifudb.analytics.findings import findings_answer
+
     store = _open_store(store_dir)
-    counts = _stats().finding_counts(store, "code", severity, code, path=path_part)
-    rows = _stats().findings(store, code=code, severity=severity, path=path_part, limit=limit)
-    if output == "json":
-        _echo_json({"by_code": counts, "findings": rows})
+    answer = findings_answer(store, code, severity, path_part, offset, limit)
+    if output == "json":  # the HTTP API's answer (analytics.findings), with the files' paths
+        _echo_json(answer)
         return
+    counts, rows = answer["by_code"], answer["findings"]
     if not rows:
         click.echo("no finding in scope")
         return
@@ -346,3 +351,15 @@ def relabel(store_dir: Path, progress) -> None:
     report = relabel_store(store, progress=wants_progress(progress))
     click.echo(f"{plural(report.games, 'game')} relabelled, {plural(report.labels, 'label')} "
                f"(definitions {report.version}) in batch {report.batch}")
+
+
+def _judgement_commands() -> None:
+    """``stats accuracy`` and ``stats mistakes`` (``kifudb.cli_judgement``), which read the
+    engine's analysis."""
+    from kifudb.cli_judgement import accuracy, mistakes
+
+    stats.add_command(accuracy)
+    stats.add_command(mistakes)
+
+
+_judgement_commands()

@@ -2,11 +2,11 @@
 the one file of each batch whose range holds its key. The engine's analysis (``analysis``,
 keyed by position too) is split the same way (``PARTITIONED``; the functions take the table).
 
-DuckDB weighs the statistics of every row group of the files a query scans, so a lookup costs
-in proportion to their row groups, not to the one it reads: 20 ms in the 100M-position file of
-a compacted store (3,052 row groups of 32k positions), 1.4 ms in the thirty-second of it that
-holds the key, 1.0 ms in a file of 1M positions; eight files cost 4.1 ms of 4M positions,
-2.9 ms of 1M. A batch of more than ``PARTITION_ROWS`` positions is therefore written as
+A key lookup (``store.lookup``) reads the footer of each file once and then one row group;
+DuckDB, which the analyses' queries use, weighs the statistics of every row group of the files
+a query scans, so its lookup cost grows with their row groups, not with the one it reads: 20 ms
+in the 100M-position file of a compacted store (3,052 row groups of 32k positions), 1.4 ms in
+the thirty-second of it that holds the key. A batch of more than ``PARTITION_ROWS`` positions is therefore written as
 ``2**bits`` files, the smallest power of two that keeps each under ``PARTITION_ROWS`` (keys are
 hashes, so the ranges fill evenly); a smaller batch keeps one file, ``positions.parquet``.
 The name of a file says its range, so a reader needs nothing else::
@@ -28,7 +28,7 @@ import re
 from functools import lru_cache
 from typing import Optional
 
-#: positions per file at most (64 row groups of 32k positions)
+#: positions per file at most (256 row groups of ``store.folder.POSITIONS_ROW_GROUP``)
 PARTITION_ROWS = 1 << 21
 #: the most files a batch's positions are split into: 2**MAX_BITS
 MAX_BITS = 16

@@ -1,0 +1,158 @@
+"""Position search without a query (issue 30): the key lookup in Arrow (``store.lookup``), the
+unfiltered search joined in Arrow (``analytics.queries.unfiltered_search``) held to the
+answers of the SQL statements, and ``kifudb serve --workers``."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from bench.serve import start_server
+from kifudb.analytics.queries import (hit_keys, occurrences_statement, search_statement,
+                                      unfiltered_search, with_usi)
+from kifudb.core.position import Position
+from kifudb.store.engine import fetch, fetch_arrow, positions
+from kifudb.store.folder import Store, StoreDamaged
+from kifudb.store.lookup import KeyIndex
+from kifudb.store.writer import ingest_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+RECORDS = ROOT / "tests" / "fixtures" / "records"
+
+
+def _positions_of(store_dir, games: int = 4) -> list:
+    """Every position of the first ``games`` stored games (their main lines), as SFENs."""
+    import kifudb
+
+    db = kifudb.open(store_dir)
+    return [sfen for game_id in range(1, games + 1) for sfen in db.game(game_id).sfens]
+
+
+def _by_query(store_dir, sfen: str, mirror: bool, one_per_game: bool, offset: int, limit):
+    """What the SQL statements answer (the search as it runs with filters)."""
+    keys = hit_keys(sfen, mirror)
+    counts = fetch(store_dir, occurrences_statement(sfen), keys=keys)[0]
+    rows = with_usi(fetch_arrow(store_dir, search_statement(
+        sfen, limit=limit, offset=offset, one_per_game=one_per_game), keys=keys)).to_pylist()
+    return counts, rows
+
+
+def test_unfiltered_search_answers_as_the_query(dashboard_store):
+    """On every position of four real games (and the start, found in most games), with and
+    without the mirror image, one row per game or every occurrence, pages and whole: the same
+    counts and the same rows in the same order."""
+    sfens = ["startpos"] + _positions_of(dashboard_store)
+    compared = 0
+    for number, sfen in enumerate(sfens):
+        mirror = number % 2 == 1
+        for one_per_game, offset, limit in ((False, 0, None), (True, 0, None), (False, 2, 5)):
+            counts, rows = _by_query(dashboard_store, sfen, mirror, one_per_game, offset, limit)
+            found = unfiltered_search(dashboard_store, sfen, mirror, one_per_game)
+            assert found.counts() == counts, sfen
+            assert found.page(offset, limit).to_pylist() == rows, (sfen, mirror, one_per_game)
+            compared += len(rows)
+    assert compared > 300
+
+
+def test_lookup_equals_the_positions_view_across_batches_and_key_ranges(tmp_path, monkeypatch):
+    """A store of several batches whose positions are split into key ranges of a few
+    thousand rows, read in row groups of 256: every key of it (and keys it does not hold) gives the rows
+    that the ``positions`` view holds for it."""
+    from kifudb.store import folder as store_folder
+
+    monkeypatch.setattr(store_folder, "POSITIONS_ROW_GROUP", 256)
+    store_dir = tmp_path / "store"
+    store = Store(store_dir, partition_rows=2_000)
+    for part in ("apery-wcsc28", "kifu-for-js", "shogi-kifu-converter"):
+        ingest_paths([str(RECORDS / part)], store, batch_positions=8_000)
+    manifest = store.manifest()
+    names = [store.positions_files(b) for b in manifest["batches"]]
+    assert len(names) >= 2 and any(len(n) > 1 for n in names), names  # split by key range
+    index = KeyIndex({store.batch_dir(b): store.positions_files(b) for b in manifest["batches"]},
+                     store.root)
+    import sqlalchemy as sa
+    view = fetch(store_dir, sa.select(positions.c.key, positions.c.game, positions.c.ply,
+                                      positions.c.next_move, positions.c.black_to_move))
+    expected: dict = {}
+    for row in view:
+        expected.setdefault(row["key"], []).append((row["game"], row["ply"], row["next_move"],
+                                                    row["black_to_move"]))
+    assert len(expected) > 3000
+    for key, rows in expected.items():
+        found = index.rows({key: True}).to_pylist()
+        assert sorted((r["game"], r["ply"], r["next_move"], r["black_to_move"]) for r in found) \
+            == sorted(rows)
+        assert all(r["mirrored"] for r in found)
+    for missing in (0, 1, 2 ** 64 - 1, 0x5A2210B47D303401):
+        assert index.rows({missing: False}).num_rows == 0
+
+
+def test_a_damaged_positions_file_is_named(tmp_path):
+    """A positions file whose row group is not Parquet any more: the lookup says which file of
+    which batch is damaged and how to repair it, not an Arrow traceback."""
+    store_dir = tmp_path / "store"
+    ingest_paths([str(RECORDS / "apery-wcsc28")], store_dir)
+    store = Store(store_dir)
+    batch = store.manifest()["batches"][0]
+    index = KeyIndex({store.batch_dir(batch): store.positions_files(batch)}, store.root)
+    index.rows({Position().key(): False})  # the footer read and kept
+    path = store.batch_dir(batch) / store.positions_files(batch)[0]
+    data = bytearray(path.read_bytes())
+    data[4:4 + 4096] = b"\xff" * 4096  # the first pages: what a disk error leaves
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreDamaged) as damaged:
+        index.rows({Position().key(): False})
+    assert f"batch {batch}, file {path.name}" in str(damaged.value)
+    assert "kifudb check --repair" in str(damaged.value)
+
+
+def _children(pid: int) -> list:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+@pytest.mark.slow
+def test_serve_answers_from_several_workers_and_stops_when_one_dies(dashboard_store):
+    """``kifudb serve --workers 2``: two processes answer on one port (each connection to one
+    of them), the answers are those of one worker; a worker killed ends the server with exit
+    code 1 and a line that names it, the other worker stopped too."""
+    server, base = start_server(dashboard_store, "--workers", "2")
+    try:
+        workers = []
+        deadline = time.monotonic() + 60
+        while len(workers) < 2 and time.monotonic() < deadline:
+            workers = [p for p in _children(server.pid)
+                       if "spawn_main" in Path(f"/proc/{p}/cmdline").read_text()]
+            time.sleep(0.2)
+        assert len(workers) == 2, _children(server.pid)
+        answers = set()
+        for _ in range(8):  # a new connection each: the kernel spreads them
+            with httpx2.Client(base_url=base, timeout=30) as http:
+                found = http.get("/search", params={"moves": "7g7f,3c3d", "limit": 3}).json()
+                answers.add((found["occurrences"], tuple(h["game"] for h in found["hits"])))
+        assert len(answers) == 1 and len(next(iter(answers))[1]) == 3
+        os.kill(workers[0], signal.SIGKILL)
+        out, err = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
+    assert server.returncode == 1
+    assert "worker" in err and "stopped (exit code -9)" in err, err
+    assert "Traceback" not in err
+    for pid in workers[1:]:
+        assert not Path(f"/proc/{pid}").exists() or \
+            "Z" in Path(f"/proc/{pid}/stat").read_text().split()[2]
+    assert "2 workers" in out
+
+
+def test_serve_refuses_a_bad_number_of_workers(dashboard_store):
+    done = subprocess.run([str(ROOT / ".venv" / "bin" / "kifudb"), "serve", "--store",
+                           str(dashboard_store), "--workers", "0"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2 and "--workers" in done.stderr
