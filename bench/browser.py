@@ -13,7 +13,10 @@ The end-to-end test (``tests/test_dashboard_e2e.py``) uses the same three pieces
   time, so the page is fetched and drawn anew);
 * the **explorer click** (the start position's most played move clicked: cold the first time,
   then the median of ``repeats + 2`` more, each after going back) and the **game step** (the ▶
-  button of the game viewer: the first step, then the median of the next ones).
+  button of the game viewer: the first step, then the median of the next ones) until the
+  board shows the next position and the URL says its ply (the board steps in the browser),
+  and the **game step, page** until the rest of the page (the move list, the notes: a run of
+  the page's fragment) says it too.
 
 A time runs from the navigation (or the click) until the page's text is there, Streamlit's
 running indicator is gone and no exception is shown, so it includes the browser's drawing.
@@ -147,25 +150,51 @@ def measure(url: str, page, repeats: int = 3, game: int | None = None) -> dict:
     print(f"explorer click: first {figures['explorer click'][0]:.2f} s, then "
           f"{figures['explorer click'][1]:.2f} s (median)", file=sys.stderr, flush=True)
     start = f"{url}/game" + (f"?game={game}&ply=0" if game is not None else "")
+    board = page.frame_locator(".st-key-game-board-box iframe").locator("#root")
     figures["game step"] = _repeated(page, start, "対",
-                                     lambda _: page.locator(
-                                         '.st-key-forward [data-testid^="stBaseButton"]')
-                                     .first.click(),
+                                     lambda i: _step(page, board, i + 1),
                                      lambda i: rf"ply={i + 1}$", back=False,
-                                     times=repeats + 3)
+                                     times=repeats + 3, settled=False,
+                                     text_after=lambda i: f"{i + 1}手")
+    print(f"game step: first {figures['game step'][0]:.2f} s, then "
+          f"{figures['game step'][1]:.2f} s (median)", file=sys.stderr, flush=True)
+    figures["game step, page"] = _repeated(page, start, "対",
+                                           lambda i: _step(page, board, i + 1),
+                                           lambda i: rf"ply={i + 1}$", back=False,
+                                           times=repeats + 3,
+                                           text_after=lambda i: f"{i + 1}手")
     return figures
 
 
-def _repeated(page, start: str, text: str, act, url, back: bool, times: int) -> list:
+def _step(page, board, ply: int) -> None:
+    """The game viewer's ▶ clicked; returns once the board shows ``ply`` (it steps in the
+    browser, before the page's run that draws the rest)."""
+    page.locator('.st-key-forward [data-testid^="stBaseButton"]').first.click()
+    board.locator(f'xpath=self::*[@data-ply="{ply}"]').wait_for(state="attached",
+                                                                timeout=60_000)
+
+
+def _repeated(page, start: str, text: str, act, url, back: bool, times: int,
+              settled: bool = True, text_after=None) -> list:
     """``[first s, median s of the others]`` of ``act(i)`` done ``times`` times on the page at
     ``start`` (the URL then matching ``url(i)``): the first (answers computed) and the median
     of the next ones (``back``: each after the browser's Back to ``start``, the same click
-    again; else one step after the other)."""
+    again; else one step after the other). The time ends when the page shows ``text_after(i)``
+    (else ``text``) and its run has ended; or (``settled=False``) when ``act`` has returned
+    and the URL matches (each next act waits for the page to settle first)."""
     page.goto(start)
     settle(page, text)
     seconds = []
     for i in range(times):
-        seconds.append(_timed(page, lambda: act(i), text, url(i)))
+        if settled:
+            seconds.append(_timed(page, lambda: act(i), text_after(i) if text_after else text,
+                                  url(i)))
+        else:
+            started = time.perf_counter()
+            act(i)
+            page.wait_for_url(re.compile(url(i)), timeout=60_000)
+            seconds.append(time.perf_counter() - started)
+            settle(page, text_after(i) if text_after else text)
         if back:
             page.go_back()
             page.wait_for_url(re.compile(re.escape(start) + "$"), timeout=60_000)

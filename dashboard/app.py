@@ -21,8 +21,15 @@ sys.path[:] = [entry for entry in sys.path
                if not entry or os.path.realpath(entry) != _HERE]
 
 import streamlit as st  # noqa: E402
+from streamlit import config  # noqa: E402
 
 from kifudb.dashboard import board, display, nav, state, style  # noqa: E402
+
+# Speed: Streamlit collects the garbage of the whole process after each run (its
+# ``runner.postScriptGC``): 0.15–0.3 s with the store's engine and the cached answers in
+# memory, during which the page waits for the run's last messages. Python's own collector
+# still runs; the objects of the first run (modules, the engine) are frozen out of it.
+config.set_option("runner.postScriptGC", False)
 
 st.set_page_config(page_title="kifudb", page_icon="☗", layout="wide",
                    initial_sidebar_state="expanded")
@@ -37,6 +44,7 @@ with st.sidebar:
 
 try:
     page.run()
+    state.freeze_once()
 except Exception as error:  # a damaged store: one message (Streamlit's stop/rerun pass through)
     problem = state.failure(error)
     if problem is None:

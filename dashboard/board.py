@@ -93,12 +93,14 @@ PLAYED_ARROWS = 3
 
 def play_board(position: Position, *, key: str, last_move: str | None = None,
                arrows=(), on_move=None, args: tuple = (), caption: str | None = None,
-               sfen: bool = True, handicap: bool = False) -> str | None:
+               sfen: bool = True, handicap: bool = False, line: dict | None = None,
+               on_step=None, step_args: tuple = ()) -> str | None:
     """The position on the board that can be played on (``shogiboard``: lishogi's
     shogiground), seen from the side the sidebar's toggle says, with ``arrows``; then the
     caption and the SFEN, as ``show_board`` has them. The move played comes to
     ``on_move(usi, *args)`` before the page runs again, or back as the return value (see
-    ``kifudb.dashboard.shogiboard``)."""
+    ``kifudb.dashboard.shogiboard``); a game's ``line`` is stepped through in the browser,
+    each step told to ``on_step(ply, *step_args)``."""
     from kifudb.dashboard.shogiboard import shogiboard
 
     with st.container(key=f"{key}-box", gap=None):
@@ -107,7 +109,8 @@ def play_board(position: Position, *, key: str, last_move: str | None = None,
         played = shogiboard(position.sfen(), orientation="white" if flipped() else "black",
                             last_move=last_move, arrows=arrows, key=key, on_move=on_move,
                             args=args, hand_names={side: f"{side_name(side, handicap)}の持駒"
-                                                   for side in ("black", "white")})
+                                                   for side in ("black", "white")},
+                            line=line, on_step=on_step, step_args=step_args)
     st.caption(plain(caption or turn_text(position, handicap)))
     if sfen:
         st.code(position.sfen(), language=None, wrap_lines=True)

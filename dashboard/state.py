@@ -11,6 +11,7 @@ commit and an ingest is seen on the next click.
 from __future__ import annotations
 
 import functools
+import gc
 import os
 from pathlib import Path
 
@@ -22,6 +23,18 @@ from kifudb.store.folder import Store, StoreError
 
 #: Answers kept per function and stamp (a page asks a few dozen questions at most).
 _ENTRIES = 512
+#: Whether the server's long-lived objects are frozen out of the garbage collector yet.
+_FROZEN = []
+
+
+def freeze_once() -> None:
+    """After the server's first run: its modules, the store's engine and the first answers
+    (long-lived all) are moved out of the garbage collector's way (``gc.freeze``), so that a
+    collection during a later run walks only what that run made."""
+    if not _FROZEN:
+        gc.collect()
+        gc.freeze()
+        _FROZEN.append(True)
 
 
 def store_root() -> Path:

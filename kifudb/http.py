@@ -947,12 +947,9 @@ def _analysed(store, function, *args, **kwargs):
 
 
 def _findings(store, code, severity, path, offset: int, limit: int) -> dict:
-    counts = _stats.finding_counts(store, "code", severity, code, path=path)
-    rows = _stats.findings(store, code=code, severity=severity, path=path, limit=limit,
-                           offset=offset)
-    for row in rows:
-        row["path"] = Path(row["path"]).name
-    return {"by_code": counts, "offset": offset, "limit": limit, "findings": rows}
+    from kifudb.analytics.findings import findings_answer, names_only
+
+    return names_only(findings_answer(store, code, severity, path, offset, limit))
 
 
 def _novelties(store, limit: int, offset: int, filters: GameFilter) -> dict:

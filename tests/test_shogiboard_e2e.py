@@ -30,10 +30,12 @@ pytestmark = pytest.mark.slow  # a real server and browser: `make test` runs it,
 READABLE = 340
 START = "lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1"
 
-#: Counts the moves the board sends to Streamlit (the component's value messages).
+#: Counts the moves the board sends to Streamlit (the component's value messages; a ply
+#: stepped to in the game viewer is sent too, and not counted).
 COUNT_MOVES = """() => { window.__moves = [];
   window.addEventListener('message', e => { const d = e.data;
-    if (d && d.type === 'streamlit:setComponentValue') window.__moves.push(d.value.usi); }); }"""
+    if (d && d.type === 'streamlit:setComponentValue' && d.value.usi)
+      window.__moves.push(d.value.usi); }); }"""
 
 
 @pytest.fixture(scope="module")
@@ -295,6 +297,32 @@ def test_the_game_viewers_board_shows_the_ply_and_steps_when_the_games_move_is_p
     tab.wait_for_url(re.compile(rf"/game\?game={game}&ply={ply}$"), timeout=30_000)
     board.wait(sfen_of(" ".join(played[:ply]), start))
     assert sent(tab) == [following]
+
+
+def test_the_step_keys_step_the_game_while_the_board_has_the_focus(server, tab, db):
+    """Issue 29: → did not step the game viewer while its board (an iframe) had the focus.
+    The board steps through the game itself: → ← End Home each draw the position at once and
+    put the ply in the URL (one history entry each: Back goes through them); the page
+    follows (its caption says the ply)."""
+    game, moves = db.execute("SELECT game, moves FROM games WHERE valid AND moves > 10 "
+                             "ORDER BY game LIMIT 1").fetchone()
+    played = [usi for (usi,) in db.execute(
+        "SELECT usi FROM moves WHERE game = ? AND line = 0 ORDER BY ply", [game]).fetchall()]
+    start = db.execute("SELECT start_sfen FROM games WHERE game = ?", [game]).fetchone()[0]
+    board = open_page(tab, f"{server}/game?game={game}&ply=3", "対", "game-board")
+    board.frame.locator("sg-board").click(position={"x": 3, "y": 3})
+    for key, ply in (("ArrowRight", 4), ("ArrowRight", 5), ("ArrowLeft", 4), ("End", moves),
+                     ("Home", 0)):
+        tab.keyboard.press(key)
+        tab.wait_for_url(re.compile(rf"/game\?game={game}" + (f"&ply={ply}$" if ply else "$")),
+                         timeout=30_000)
+        board.wait(sfen_of(" ".join(played[:ply]), start))
+        settle(tab, f"{ply}手" if ply else "開始局面")
+    for ply in (moves, 4, 5, 4):  # the browser's Back: the steps one by one
+        tab.go_back()
+        tab.wait_for_url(re.compile(rf"/game\?game={game}&ply={ply}$"), timeout=30_000)
+        board.wait(sfen_of(" ".join(played[:ply]), start))
+    assert sent(tab) == []
 
 
 def test_another_move_in_the_game_viewer_opens_the_explorer_with_it(server, tab, db):

@@ -13,6 +13,12 @@ best move, the most played moves); ``last_move`` is highlighted; ``hand_names`` 
 hands (``▲下手の持駒`` … in a handicap game). The step keys (← → Home End)
 pressed while the board has the focus go to the page, whose step buttons have them.
 
+A game's whole line (``line=game_line(...)``: every position, made by ``line_ply``) is stepped
+through in the browser with no run of the page: the step keys (on the board or the page) and
+the page's step buttons (``buttons``: their keys) draw the next position at once and put the
+ply in the URL (one history entry a step); ``on_step(ply, *step_args)`` then tells the page,
+which draws the rest in its run (a fragment's, see ``views/game.py``).
+
 A page reacts to a move either in ``on_move(usi, *args)``, called before the page runs again
 (as a button's ``on_click``: the page then shows the new position in one run), or through the
 return value: the move played on the board since the last run, once, if it was played on the
@@ -71,10 +77,49 @@ def _legal(value: dict | None, shown: str | None) -> str | None:
     return usi_of(Position.from_sfen(shown), value.get("usi"))
 
 
-def _changed(key: str, on_move, args: tuple) -> None:
+def line_ply(sfen: str, last_move: str | None = None, arrows=()) -> dict:
+    """One position of ``game_line``: its SFEN, the move that led to it and its arrows (each
+    a legal move of it, else left out), and whether the side to move is in check.
+
+    >>> line_ply("lnsgkgsnl/1r5b1/ppppppppp/9/9/9/PPPPPPPPP/1B5R1/LNSGKGSNL b - 1", None,
+    ...          ["7g7f", "7g7e"])["arrows"]
+    [{'usi': '7g7f', 'brush': 'primary', 'label': None}]
+    """
+    position = Position.from_sfen(sfen)
+    drawn = [one for one in (arrow(a) if isinstance(a, str) else arrow(**a) for a in arrows)
+             if usi_of(position, one["usi"]) is not None]
+    return {"sfen": position.sfen(), "last_move": last_move or None, "arrows": drawn,
+            "check": position.is_check()}
+
+
+def game_line(plies: list, ply: int, buttons=()) -> dict:
+    """``shogiboard(line=…)``: the positions (``line_ply`` each) and the ply shown; the
+    page's step buttons (``to-start``, ``back``, ``forward``, ``to-end``: each a button's key
+    or a ``{key: what}`` dict) that the board takes over in the browser.
+
+    >>> game_line([], 0, ["forward"])["buttons"]
+    {'forward': 'forward'}
+    """
+    wanted = buttons if isinstance(buttons, dict) else {name: name for name in buttons}
+    unknown = set(wanted.values()) - {"to-start", "back", "forward", "to-end"}
+    if unknown:
+        raise ValueError(f"unknown step {sorted(unknown)} (to-start, back, forward, to-end)")
+    return {"plies": plies, "ply": ply, "buttons": wanted}
+
+
+def _changed(key: str, on_move, args: tuple, on_step=None, step_args: tuple = ()) -> None:
     """The component's ``on_change``: a legal move from the position shown goes to
-    ``on_move``; it is then taken (the return value of the next run is None)."""
-    usi = _legal(st.session_state.get(key), st.session_state.get(f"{key}-shown"))
+    ``on_move``; it is then taken (the return value of the next run is None). A ply stepped
+    to in the browser (a ply of the line) goes to ``on_step``."""
+    value = st.session_state.get(key)
+    if isinstance(value, dict) and "ply" in value:
+        st.session_state[f"{key}-seen"] = value.get("id")
+        ply = value.get("ply")
+        if on_step is not None and isinstance(ply, int) and not isinstance(ply, bool) and \
+                0 <= ply < st.session_state.get(f"{key}-plies", 0):
+            on_step(ply, *step_args)
+        return
+    usi = _legal(value, st.session_state.get(f"{key}-shown"))
     if usi is not None and on_move is not None:
         if on_move(usi, *args) is not False:
             st.session_state[f"{key}-seen"] = st.session_state[key].get("id")
@@ -82,12 +127,15 @@ def _changed(key: str, on_move, args: tuple) -> None:
 
 def shogiboard(sfen: str, *, orientation: str = "black", last_move: str | None = None,
                arrows=(), movable: bool = True, key: str, on_move=None,
-               args: tuple = (), hand_names: dict | None = None) -> str | None:
+               args: tuple = (), hand_names: dict | None = None, line: dict | None = None,
+               on_step=None, step_args: tuple = ()) -> str | None:
     """Draw the position ``sfen`` on a board that can be played on (see the module); the USI
     move played on it since the last run, or None. ``on_move(usi, *args)`` is called first
     (before the page runs again) when given; if it returns False the move is left to the
     return value. ``orientation``: the side at the bottom, ``"black"`` (先手) or ``"white"``;
-    ``arrows``: ``arrow(...)`` dicts (or USI texts), each a legal move of the position."""
+    ``arrows``: ``arrow(...)`` dicts (or USI texts), each a legal move of the position;
+    ``line``: a game's positions (``game_line``), stepped through in the browser, each step
+    told to ``on_step(ply, *step_args)``."""
     if orientation not in ("black", "white"):
         raise ValueError(f"orientation must be 'black' or 'white', not {orientation!r}")
     if not (BUILD / "index.html").is_file():
@@ -103,10 +151,12 @@ def shogiboard(sfen: str, *, orientation: str = "black", last_move: str | None =
             raise ValueError(f"arrow {one['usi']} is not a legal move of {shown}")
         drawn.append(one)
     st.session_state[f"{key}-shown"] = shown
+    st.session_state[f"{key}-plies"] = len(line["plies"]) if line else 0
     legal = board_moves(position) if movable else _NO_MOVES
     _component(sfen=shown, orientation=orientation, last_move=last_move or None,
                arrows=drawn, movable=movable, check=position.is_check(), **legal,
-               hand_names={**HAND_NAMES, **(hand_names or {})},
+               hand_names={**HAND_NAMES, **(hand_names or {})}, line=line,
                seen=st.session_state.get(f"{key}-seen"), key=key, default=None,
-               on_change=functools.partial(_changed, key, on_move, tuple(args)))
+               on_change=functools.partial(_changed, key, on_move, tuple(args), on_step,
+                                           tuple(step_args)))
     return _legal(_played(key), shown)

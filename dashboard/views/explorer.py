@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from html import escape
 
-import polars as pl
 import streamlit as st
 
 from kifudb.analytics import position_history as history, queries
@@ -219,8 +218,13 @@ def history_section(sfen: str, chosen) -> None:
         return
     with st.expander(f"By month · {display.count(len(months), 'month')} with dated games",
                      icon=":material/calendar_month:"):
-        st.bar_chart(pl.DataFrame(months).select("month", "games"), x="month", y="games",
-                     height=200)
+        # a Vega-Lite spec as it is (no Altair chart built and checked on every step)
+        st.vega_lite_chart(spec={
+            "data": {"values": [{"month": m["month"], "games": m["games"]} for m in months]},
+            "mark": {"type": "bar"},
+            "encoding": {"x": {"field": "month", "type": "ordinal", "title": "month"},
+                         "y": {"field": "games", "type": "quantitative", "title": "games"}}},
+            height=200, width="stretch")
         first, last = months[0], months[-1]
         st.caption(f"From {first['month']} to {last['month']}; undated games are left out.")
 
@@ -280,7 +284,14 @@ def main() -> None:
     chosen = filters.game_filter(on_handicap=follow_handicap)
     min_count = filters.at_least("Moves played in at least", "explorer-min",
                                  help="games (leave out the rarer moves)")
+    line_view(chosen, min_count)
 
+
+@st.fragment
+def line_view(chosen, min_count: int) -> None:
+    """The page under its title: the line of the URL, its board and the moves played next.
+    A fragment: a step (a move clicked or played, a breadcrumb, ← →) runs it alone, not the
+    sidebar's filters."""
     start, start_sfen, given = safe_line()
     moves = given.moves
     handicap = display.is_handicap(start_sfen=start_sfen)

@@ -44,6 +44,7 @@ from kifudb.dashboard import board, display, engine_analysis, evaluation_chart, 
 from kifudb.dashboard.downloads import ENCODED, ENCODINGS
 from kifudb.dashboard.games_table import games_table
 from kifudb.dashboard.position_form import MAX_GAME, whole_number
+from kifudb.dashboard.shogiboard import game_line, line_ply
 from kifudb.dashboard.state import require_store, stored
 from kifudb.dashboard.tables import CLICK, picked
 
@@ -73,6 +74,11 @@ def go_to(game: int, ply: int = 0) -> None:
     """Show ``game`` at ``ply`` (the callback of every step: the URL is the state, changed once
     a step: one entry in the browser's history)."""
     nav.set_url(nav.game_params(game, ply))
+
+
+def stepped(ply: int, game: int) -> None:
+    """A step made on the board in the browser (a key or a step button): the page follows."""
+    go_to(game, ply)
 
 
 def slid(game: int) -> None:
@@ -116,6 +122,32 @@ def ply_slider(game: int, ply: int, last: int) -> None:
     st.session_state["ply"] = ply
     st.slider("Ply", 0, last, key="ply", on_change=slid, args=(game,),
               label_visibility="collapsed")
+
+
+def ply_arrows(record: dict, ply: int) -> list:
+    """The arrows on the board at ``ply``: the engine's best move from the record's comment
+    of the last move, else — when the next move was judged by the store's analysis — the
+    engine's better move."""
+    last = len(record["sfens"]) - 1
+    arrows = board.engine_arrow(record["moves"][ply - 1]["evaluation"] if ply else None)
+    if not arrows and ply < last and (record["moves"][ply].get("analysis") or {}).get("best"):
+        arrows = board.engine_arrow({"pv": record["moves"][ply]["analysis"]["best"]})
+    return arrows
+
+
+def _board_line(root: str, game: int) -> list:
+    """Every position of the game replayed (``shogiboard.line_ply``), for the board to step
+    through in the browser (cached per game: ``board_line``)."""
+    record = stored_game.game_record(root, game)
+    return [line_ply(sfen, record["moves"][ply - 1]["usi"] if ply else None,
+                     ply_arrows(record, ply))
+            for ply, sfen in enumerate(record["sfens"])]
+
+
+board_line = stored(_board_line)
+
+#: The step buttons' keys, which the board takes over in the browser (no run of the page).
+STEP_KEYS = ("to-start", "back", "forward", "to-end")
 
 
 def step_buttons(game: int, ply: int, last: int) -> None:
@@ -521,37 +553,14 @@ def game_input(game: int | None) -> None:
                             help="The game's id in the store (every table of games links here)")
 
 
-def main() -> None:
-    require_store()
-    chosen = filters.game_filter()
-    raw = st.query_params.get("game")
-    game = None if raw is None else whole_number(raw, 1, MAX_GAME)
-    if raw is None:  # nothing asked for: the newest game
-        latest = latest_games(limit=1, filters=chosen)
-        game = latest[0]["game"] if latest else None
-    game_input(game)
-    if game is None:
-        st.title("棋譜 Game viewer")
-        if raw is not None:  # 1.5, -1, abc: not read as 1
-            st.error(display.plain(f"Not a game id: {display.shortened(raw)!r} (a game id is a "
-                                   f"whole number from 1)."), icon=":material/block:")
-            st.subheader("Latest games")
-            pick_game(raw, chosen)
-        else:
-            st.info("The store holds no game yet.", icon=":material/description:")
-        return
-    record = game_record(game)
-    if record is None:
-        st.title("棋譜 Game viewer")
-        st.error(f"No game {game} in the store.", icon=":material/block:")
-        st.subheader("Latest games")
-        pick_game(game, chosen)
-        return
-
+@st.fragment
+def ply_view(game: int, record: dict) -> None:
+    """Everything of the game viewer that changes with the ply (the URL's ``ply``): the
+    notes under the title, the board and its steps, the graph, the tabs. A fragment: a step
+    runs it alone, not the sidebar, the headline and the list of latest games."""
     info, sfens = record["info"], record["sfens"]
     last = len(sfens) - 1
     handicap = handicap_game(info)
-    headline(info)
     ply = url_ply(last, len(record["moves"]))
     novelty_note(game, record, ply)
     judgement_note(game, record, ply, handicap)
@@ -563,14 +572,12 @@ def main() -> None:
         note = (f"{ply}手 {record['moves'][ply - 1]['ki2']}" if ply else "開始局面") \
             + f" · {board.turn_text(position, handicap)}"
         following = record["moves"][ply]["usi"] if ply < last else None
-        arrows = board.engine_arrow(record["moves"][ply - 1]["evaluation"] if ply else None)
-        if not arrows and ply < last and (record["moves"][ply].get("analysis") or {}).get("best"):
-            # the next move was judged: the engine's better move here
-            arrows = board.engine_arrow({"pv": record["moves"][ply]["analysis"]["best"]})
         played = board.play_board(
             position, key="game-board", last_move=last_move or None, caption=note,
             handicap=handicap, on_move=board.game_step, args=(game, ply, following),
-            arrows=arrows)
+            arrows=ply_arrows(record, ply),
+            line=game_line(board_line(game), ply, STEP_KEYS), on_step=stepped,
+            step_args=(game,))
         if played:  # another move than the game's: the explorer from here, with it
             nav.open_explorer(info["start_sfen"],
                               [m["usi"] for m in record["moves"][:ply]] + [played])
@@ -602,6 +609,37 @@ def main() -> None:
         with tabs[3]:
             headers_tab(info)
             downloads(game)
+
+
+def main() -> None:
+    require_store()
+    chosen = filters.game_filter()
+    raw = st.query_params.get("game")
+    game = None if raw is None else whole_number(raw, 1, MAX_GAME)
+    if raw is None:  # nothing asked for: the newest game
+        latest = latest_games(limit=1, filters=chosen)
+        game = latest[0]["game"] if latest else None
+    game_input(game)
+    if game is None:
+        st.title("棋譜 Game viewer")
+        if raw is not None:  # 1.5, -1, abc: not read as 1
+            st.error(display.plain(f"Not a game id: {display.shortened(raw)!r} (a game id is a "
+                                   f"whole number from 1)."), icon=":material/block:")
+            st.subheader("Latest games")
+            pick_game(raw, chosen)
+        else:
+            st.info("The store holds no game yet.", icon=":material/description:")
+        return
+    record = game_record(game)
+    if record is None:
+        st.title("棋譜 Game viewer")
+        st.error(f"No game {game} in the store.", icon=":material/block:")
+        st.subheader("Latest games")
+        pick_game(game, chosen)
+        return
+
+    headline(record["info"])
+    ply_view(game, record)
     with st.expander("Latest games of the store"
                      + (f" · {filters.describe(chosen)}" if chosen else "")):
         pick_game(game, chosen)
