@@ -47,29 +47,30 @@ CLIENTS, REQUESTS = 8, 1000
 
 def copied_files(kind: str, folder: Path) -> int:
     """Copies of the fixture files of ``kind`` that every library reads alike, about ``FILES``
-    of them, in ``folder``; returns how many."""
+    of them, in ``folder``, and their list (path, codec, format) in ``folder.json``; returns how
+    many."""
     from bench.ingest import agreed, load_corpus
 
     items = agreed(load_corpus(kind))
     copies = max(1, FILES // len(items))
     folder.mkdir(parents=True)
+    listing = []
     for copy in range(copies):
-        for number, (path, data, _, _) in enumerate(items):
-            (folder / f"{copy}-{number}{Path(path).suffix}").write_bytes(data)
-    return copies * len(items)
+        for number, (path, data, codec, fmt) in enumerate(items):
+            target = folder / f"{copy}-{number}{Path(path).suffix}"
+            target.write_bytes(data)
+            listing.append((str(target), codec, fmt))
+    folder.with_suffix(".json").write_text(json.dumps(listing), encoding="utf-8")
+    return len(listing)
 
 
 def _other_library(name: str, folder: str) -> int:
     """The child's side of a library's whole command: read, replay with a legality test per
     move and hash every position of the files in ``folder``; the positions counted."""
-    from bench.ingest import _CODECS, cshogi_games, rsshogi_games
-    from kifudb.ingest.decode import decode
+    from bench.ingest import cshogi_games, rsshogi_games
 
-    items = []
-    for path in sorted(Path(folder).iterdir()):
-        data = path.read_bytes()
-        fmt = "csa" if path.suffix == ".csa" else "kif"
-        items.append((str(path), data, _CODECS.get(decode(data).encoding, "utf-8"), fmt))
+    listing = json.loads(Path(folder).with_suffix(".json").read_text(encoding="utf-8"))
+    items = [(path, Path(path).read_bytes(), codec, fmt) for path, codec, fmt in listing]
     return (rsshogi_games if name == "rsshogi" else cshogi_games)(items)
 
 
