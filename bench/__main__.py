@@ -160,10 +160,12 @@ def main(argv=None) -> int:
     parser.add_argument("--no-perft", action="store_true")
     parser.add_argument("--only", choices=("engine", "ingest", "store", "stats", "training",
                                            "writers", "dashboard", "serve", "research",
-                                           "pattern", "analysis"),
+                                           "pattern", "analysis", "doors"),
                         help="run one part only (the dashboard part runs only when asked)")
     parser.add_argument("--store-scale", default="100k",
                         help="store benchmark sizes in positions, comma-separated (e.g. 100k,10M)")
+    parser.add_argument("--doors-store", type=Path,
+                        help="a store for the doors' search and frame figures (bench.doors)")
     args = parser.parse_args(argv)
     print(f"# kifudb benchmark — Python {platform.python_version()} on {platform.machine()}, "
           f"one core")
@@ -201,6 +203,9 @@ def main(argv=None) -> int:
     if args.only in (None, "analysis"):
         from bench.analysis import report, run_analysis
         report(run_analysis())
+    if args.only in (None, "doors"):
+        from bench.doors import run_doors
+        run_doors(min(args.runs, 5), args.doors_store)
     return 0
 
 

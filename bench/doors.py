@@ -191,7 +191,8 @@ def run_replay(runs: int) -> dict:
 
 
 def random_sfens(store: Path, count: int, seed: int = 14) -> list:
-    """SFENs of ``count`` positions at random plies of random games of ``store``."""
+    """SFENs of ``count`` distinct positions of random games of ``store`` (every position of
+    each game drawn, shuffled): each is asked once, as a user's random position is."""
     import random
 
     import kifudb
@@ -199,31 +200,35 @@ def random_sfens(store: Path, count: int, seed: int = 14) -> list:
     db = kifudb.open(store)
     rng = random.Random(seed)
     last = db.sql("SELECT max(game) AS last FROM games")["last"][0]
-    sfens = []
-    while len(sfens) < count:
+    found: dict = {}
+    while len(found) < count:
         try:
             game = db.game(rng.randint(1, last))
         except LookupError:
             continue
-        sfens.append(game.sfens[rng.randrange(len(game.sfens))])
+        found.update(dict.fromkeys(game.sfens))
+    sfens = list(found)[:count]
+    rng.shuffle(sfens)
     return sfens
 
 
 def run_search(store: Path, runs: int) -> dict:
-    from bench.serve import _load, start_server
+    from bench.serve import WARM_UP, _load, start_server
 
-    sfens = random_sfens(store, 200)
-    print(f"\n## GET /search of random positions, {CLIENTS} clients, {REQUESTS} requests a run, "
-          f"median of {runs} runs ({store})")
+    share = REQUESTS + WARM_UP
+    sfens = random_sfens(store, 2 * runs * share)
+    print(f"\n## GET /search of random positions (each asked once), {CLIENTS} clients, "
+          f"{REQUESTS} requests a run, median of {runs} runs ({store})")
     figures = {}
     for workers in (1, 2):
         server, base = start_server(store, "--workers", str(workers))
         rows = []
         try:
             for run in range(runs):
-                params = [{"sfen": s, "limit": 50} for s in sfens]
-                rows.append(asyncio.run(_load(base, "/search", params[run::runs] * 50, CLIENTS,
-                                              REQUESTS, warm=params[:20])))
+                start = ((workers - 1) * runs + run) * share
+                params = [{"sfen": s, "limit": 50} for s in sfens[start:start + share]]
+                rows.append(asyncio.run(_load(base, "/search", params[WARM_UP:], CLIENTS,
+                                              REQUESTS, warm=params[:WARM_UP])))
         finally:
             server.terminate()
             server.communicate(timeout=60)
