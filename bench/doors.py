@@ -104,16 +104,10 @@ def run_validate(runs: int) -> dict:
                     store = Path(tmp, f"store-{kind}-{run}")
                     times[name].append(_seconds(_command(name, folder, store)))
                     shutil.rmtree(store, ignore_errors=True)
-            ratio = {name: statistics.median(r / k for r, k in zip(times["rsshogi"], times[name]))
-                     for name in names}
             print(f"\n## kifudb validate at the door: {files:,} {kind.upper()} files, fresh "
                   f"processes, median of {runs} interleaved runs")
-            print(f"{'command':18s} {'median s':>9s} {'× rsshogi':>10s}")
-            for name in names:
-                print(f"{name:18s} {statistics.median(times[name]):9.2f} {ratio[name]:9.2f}x")
-            figures[kind] = {"files": files,
-                             "median_s": {n: statistics.median(times[n]) for n in names},
-                             "vs_rsshogi": ratio}
+            figures[kind] = {"files": files, **_against_rsshogi(times, "command", "median s",
+                                                                 "{:9.2f}", rates=False)}
     return figures
 
 
@@ -158,13 +152,18 @@ def _replay_in_child(name: str) -> tuple:
                 for usi in moves:
                     board.push_usi(usi)
                     board.zobrist_hash()
-    once()
+    return sum(len(moves) for _, moves in games), _best(once, 5)
+
+
+def _best(call, passes: int) -> float:
+    """The best seconds of ``passes`` calls, after one to warm up (imports, caches)."""
+    call()
     best = float("inf")
-    for _ in range(5):
+    for _ in range(passes):
         started = time.perf_counter()
-        once()
+        call()
         best = min(best, time.perf_counter() - started)
-    return sum(len(moves) for _, moves in games), best
+    return best
 
 
 def run_replay(runs: int) -> dict:
@@ -176,14 +175,22 @@ def run_replay(runs: int) -> dict:
                                   check=True, capture_output=True, text=True, cwd=ROOT)
             positions, seconds = done.stdout.split()
             rates[name].append(int(positions) / float(seconds))
-    ratio = {name: statistics.median(k / r for k, r in zip(rates[name], rates["rsshogi"]))
-             for name in names}
     print(f"\n## replaying USI text from Python (checked, played, keyed), {positions} moves of "
           f"real games, fresh processes, median of {runs} runs")
-    print(f"{'way':22s} {'positions/s':>12s} {'× rsshogi':>10s}")
-    for name in names:
-        print(f"{name:22s} {statistics.median(rates[name]):12,.0f} {ratio[name]:9.2f}x")
-    return {"positions_per_s": {n: statistics.median(rates[n]) for n in names},
+    return _against_rsshogi(rates, "way", "positions/s", "{:12,.0f}", rates=True)
+
+
+def _against_rsshogi(values: dict, what: str, unit: str, shown: str, rates: bool) -> dict:
+    """Print each contender's median of ``values`` (``{name: [one a run]}``: rates, or
+    seconds) and the median of its runs' ratios to rsshogi's (above 1: faster); return both."""
+    ratio = {}
+    for name, runs in values.items():
+        pairs = zip(runs, values["rsshogi"]) if rates else zip(values["rsshogi"], runs)
+        ratio[name] = statistics.median(a / b for a, b in pairs)
+    print(f"{what:22s} {unit:>12s} {'× rsshogi':>10s}")
+    for name, runs in values.items():
+        print(f"{name:22s} {shown.format(statistics.median(runs)):>12s} {ratio[name]:9.2f}x")
+    return {"median": {name: statistics.median(runs) for name, runs in values.items()},
             "vs_rsshogi": ratio}
 
 
@@ -273,13 +280,7 @@ def _frame_in_child(name: str, store: str) -> tuple:
             engine._register_hits(cursor, hit_keys("startpos"), handle)
         return cursor.sql(sql).pl()
 
-    call = api if name.startswith("api") else direct
-    call()
-    best = float("inf")
-    for _ in range(3):
-        started = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - started)
+    best = _best(api if name.startswith("api") else direct, 3)
     return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

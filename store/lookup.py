@@ -9,7 +9,8 @@ file whose range holds the key, a binary search in its row groups' maxima, the o
 can hold the key (rarely two) read, and a binary search in its sorted keys. DuckDB answers the
 same question in a query that weighs the statistics of every row group of the files it reads
 and plans a scan (10 ms for five batches of a 10M-position store against 1–2 ms here); the rows
-found go on to the DuckDB query that joins them to the games (``store.engine.hits``)::
+found go on to the DuckDB query that joins them to the games (``store.engine.hits``), or to the
+join in Arrow of a search without filters (``store.engine.hits_with_games``)::
 
     >>> import tempfile
     >>> from kifudb.core.position import Position
