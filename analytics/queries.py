@@ -51,8 +51,8 @@ from kifudb.store.engine import (fetch, fetch_arrow, game_summary, games, hits, 
                                  moves, sources)
 from kifudb.store.schema import EVALUATION as EVALUATION_COLUMNS
 
-__all__ = ["search", "occurrences", "explore", "game_info", "game_moves", "game_variations",
-           "position_key"]
+__all__ = ["search", "search_table", "unfiltered_search", "occurrences", "explore", "game_info",
+           "game_moves", "game_variations", "position_key", "SEARCH_HIT"]
 
 #: The fields of a hit of position search (``search``), in this order.
 SEARCH_HIT = ("game", "ply", "black", "white", "date", "event", "winner", "reason", "handicap",
@@ -177,8 +177,8 @@ def unfiltered_search(store, position, mirror: bool = False, one_per_game: bool 
                                        ("mirrored", "ascending")]).to_numpy()
         ids = rows.column("game").to_numpy()[first]
         rows = rows.take(first[np.r_[True, ids[1:] != ids[:-1]]])
-    order = pc.sort_indices(rows, [("date", "descending", "at_end"), ("game", "ascending", "at_end"),
-                                   ("ply", "ascending", "at_end")])
+    order = pc.sort_indices(rows, [("date", "descending", "at_end"),
+                                   ("game", "ascending", "at_end"), ("ply", "ascending", "at_end")])
     return Found(rows.take(order), occurrences, games)
 
 

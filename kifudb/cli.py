@@ -22,6 +22,7 @@ command parses its options and calls ``ingest`` (reading), ``store`` (writing) o
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from pathlib import Path
@@ -122,6 +123,9 @@ def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> N
               help="Show the version and whether the compiled engine is loaded, and exit.")
 def main() -> None:
     """kifudb: a shogi game-record database."""
+    # what is loaded by now (the interpreter, click, the command's modules) lives as long as the
+    # process: the collector need not look at it again (5-10% of a `validate` of small files)
+    gc.freeze()
 
 
 @main.command()

@@ -58,7 +58,12 @@ def serve_in_workers(root: Path, host: str, port: int, workers: int, options: di
     Ctrl-C or SIGTERM (``options``: ``timeout``, ``cache_bytes``, ``header_timeout``,
     ``max_connections``, each worker's); ``ready()`` once the socket listens. A worker that
     dies ends the server with exit code 1."""
-    sock = listening_socket(host, port)
+    try:
+        sock = listening_socket(host, port)
+    except OSError as error:  # taken since the command looked (port_problem), or not ours
+        print(f"kifudb serve: cannot listen on {host}:{port}: {error.strerror or error}",
+              file=sys.stderr)
+        sys.exit(1)
     context = multiprocessing.get_context("spawn")
     processes = [context.Process(target=_answer, args=(str(root), sock, options),
                                  name=f"kifudb serve worker {number}")

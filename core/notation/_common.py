@@ -15,7 +15,7 @@ from kifudb.core.move import Move
 from kifudb.core.pieces import ROOK, PAWN, COLOUR_NAMES, HAND_TYPES, ZONE
 from kifudb.core.tables import REACH
 from kifudb.core.notation.errors import NotationError
-from kifudb.core.position import piece_name
+from kifudb.core.position import Position, piece_name
 
 
 _ORIGINS: dict = {}  # code -> per destination, the (from-square, squares between) pairs
@@ -33,7 +33,7 @@ def _origins(code: int) -> tuple:
     return table
 
 
-def reaching(position, piece_type: int, to: int) -> list:
+def reaching(position: Position, piece_type: int, to: int) -> list:
     """Squares of the side to move's ``piece_type`` pieces that could move to ``to``: the
     geometry fits, nothing stands in the way, and ``to`` does not hold one of its own pieces."""
     b = position.board
@@ -52,14 +52,14 @@ def may_promote(colour: int, piece_type: int, f: int, to: int) -> bool:
     return PAWN <= piece_type <= ROOK and (zone[f] or zone[to])
 
 
-def board_move_legal(position, f: int, to: int) -> bool:
+def board_move_legal(position: Position, f: int, to: int) -> bool:
     """True if the piece on ``f`` may legally move to ``to``, promoting or not."""
     if position.illegality(Move(f, to, False, None)) is None:
         return True
     return position.illegality(Move(f, to, True, None)) is None
 
 
-def resolve(position, text: str, to: int, promotion: bool, candidates: list, nothing: str) -> Move:
+def resolve(position: Position, text: str, to: int, promotion: bool, candidates: list, nothing: str) -> Move:
     """The one move among ``candidates`` (from-squares that fit the text) to ``to``: several are
     narrowed to the legal ones; none or still several is a ``NotationError`` (``nothing`` is the
     message for none)."""
@@ -76,7 +76,7 @@ def resolve(position, text: str, to: int, promotion: bool, candidates: list, not
                         f"{moves}", text)
 
 
-def drop_of(position, piece_type: int, to: int, text: str) -> Move:
+def drop_of(position: Position, piece_type: int, to: int, text: str) -> Move:
     """The drop of ``piece_type`` on ``to``; ``NotationError`` if the side to move holds none."""
     if piece_type not in HAND_TYPES:
         raise NotationError("unparsable_move", f"a {piece_name(piece_type)} cannot be dropped",

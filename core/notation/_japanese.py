@@ -22,6 +22,7 @@ from typing import Final, NamedTuple, Optional
 from kifudb.core.pieces import KANJI_TYPES, FILE_DIGITS_FULL, RANK_KANJI
 from kifudb.core.notation._common import bounded_store
 from kifudb.core.notation.errors import NotationError
+from kifudb.core.position import Position
 
 _DIGIT = {}
 for _i in range(1, 10):
@@ -96,7 +97,7 @@ def _read(text: str) -> Tokens:
     return Tokens(mark, to, KANJI_TYPES[m["piece"]], side, direction, action, from_square)
 
 
-def destination(position, tok: Tokens, text: str, previous_to: Optional[int]) -> int:
+def destination(position: Position, tok: Tokens, text: str, previous_to: Optional[int]) -> int:
     """The to-square of ``tok``: its square, or for 同 ``previous_to`` (default: the last move's)."""
     if tok.to is not None:
         return tok.to
@@ -108,7 +109,7 @@ def destination(position, tok: Tokens, text: str, previous_to: Optional[int]) ->
     return previous_to
 
 
-def check_mark(position, tok: Tokens, text: str) -> None:
+def check_mark(position: Position, tok: Tokens, text: str) -> None:
     """Raise ``wrong_turn`` if the text's ▲/△ mark is not the side to move."""
     if tok.mark is not None and tok.mark != position.turn:
         names = ("Black (▲)", "White (△)")

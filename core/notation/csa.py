@@ -23,14 +23,19 @@ A time suffix (``+7776FU,T12``) is ignored.
 
 from __future__ import annotations
 
+from typing import Final, Optional
+
 from kifudb.core.move import Move
 from kifudb.core.pieces import CSA_CODES, CSA_TYPES, COLOUR_NAMES, HAND_TYPES, PROMOTE, can_promote
 from kifudb.core.notation._common import bounded_store
 from kifudb.core.notation.errors import NotationError
+from kifudb.core.position import Position
 
 _DIGITS = "123456789"
-#: text -> (colour or None, from-square or None, to-square, piece type, Move, promoting Move)
-_CACHE: dict = {}
+#: (colour or None, from-square or None, to-square, piece type, Move, promoting Move or None)
+_Tokens = tuple[Optional[int], Optional[int], int, int, Move, Optional[Move]]
+#: text -> its ``_Tokens`` (typed, so that the compiled build reads them without a lookup)
+_CACHE: Final[dict[str, _Tokens]] = {}
 
 
 def _tokens(text: str):
@@ -60,7 +65,7 @@ def _tokens(text: str):
     return colour, _DIGITS.index(core[0]) * 9 + _DIGITS.index(core[1]), to, piece_type
 
 
-def _moves(colour, f, to, piece_type) -> tuple:
+def _moves(colour: Optional[int], f: Optional[int], to: int, piece_type: int) -> _Tokens:
     """The tokens and the ``Move`` they make (a drop, or a board move) and, for a promoted piece
     type, the promoting board move as well (which one it is depends on the board)."""
     if f is None:
@@ -68,7 +73,7 @@ def _moves(colour, f, to, piece_type) -> tuple:
     return colour, f, to, piece_type, Move(f, to, False, None), Move(f, to, True, None)
 
 
-def parse_csa_move(position, text: str) -> Move:
+def parse_csa_move(position: Position, text: str) -> Move:
     """The ``Move`` a CSA move text describes in ``position``; raises ``NotationError``."""
     tokens = _CACHE.get(text)
     if tokens is None:
@@ -86,7 +91,8 @@ def parse_csa_move(position, text: str) -> Move:
     on_board = position.board[f] & 15
     if on_board == piece_type:
         return move
-    if on_board and can_promote(on_board) and on_board + PROMOTE == piece_type:
+    if on_board and can_promote(on_board) and on_board + PROMOTE == piece_type \
+            and promoting is not None:  # a board move of a promoted type: one that promotes
         return promoting
     what = CSA_CODES[on_board] if on_board else "nothing"
     raise NotationError("no_piece", f"the move names {CSA_CODES[piece_type]}, but "

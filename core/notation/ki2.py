@@ -40,6 +40,7 @@ from kifudb.core.pieces import (BLACK, LANCE, BISHOP, ROOK, HORSE, DRAGON, HAND_
 from kifudb.core.notation._common import reaching, may_promote, board_move_legal, drop_of, resolve
 from kifudb.core.notation._japanese import tokens, destination, check_mark
 from kifudb.core.notation.errors import NotationError
+from kifudb.core.position import Position
 
 #: Kinds whose 右/左 compare the candidates with one another (the others: with the destination).
 _RANGED = frozenset((LANCE, BISHOP, ROOK, HORSE, DRAGON))
@@ -87,7 +88,7 @@ def _disambiguator(colour: int, kind: int, f: int, to: int, rivals: list) -> str
     return d  # cannot happen with legal positions: two pieces never share file and direction
 
 
-def parse_ki2_move(position, text: str, previous_to: Optional[int] = None) -> Move:
+def parse_ki2_move(position: Position, text: str, previous_to: Optional[int] = None) -> Move:
     """The ``Move`` a KI2 move text describes in ``position``; raises ``NotationError``.
 
     ``previous_to`` is the square 同 refers to (default: the to-square of ``position.last_move``).
@@ -110,7 +111,7 @@ def parse_ki2_move(position, text: str, previous_to: Optional[int] = None) -> Mo
                    f"{COLOUR_NAMES[position.turn].capitalize()} fits {text.strip()}")
 
 
-def _is_drop(position, kind: int, to: int, found: list) -> bool:
+def _is_drop(position: Position, kind: int, to: int, found: list) -> bool:
     """For a text without 打 or modifiers: a drop if no board piece of the kind may move there."""
     if kind not in HAND_TYPES or not position.hands[position.turn][kind]:
         return False

@@ -32,15 +32,15 @@ from typing import Final, Optional
 from kifudb.core.move import Move
 from kifudb.core.pieces import KANJI, FILE_DIGITS_FULL, RANK_KANJI, square_name
 from kifudb.core.notation._common import bounded_store, drop_of
-from kifudb.core.position import piece_name
+from kifudb.core.position import Position, piece_name
 from kifudb.core.notation._japanese import tokens, destination, check_mark
 from kifudb.core.notation.errors import NotationError
 
 #: text -> (from-square, piece type, Move) of a board move whose text names both squares
-_BOARD_MOVES: Final[dict] = {}
+_BOARD_MOVES: Final[dict[str, tuple[int, int, Move]]] = {}
 
 
-def parse_kif_move(position, text: str, previous_to: Optional[int] = None) -> Move:
+def parse_kif_move(position: Position, text: str, previous_to: Optional[int] = None) -> Move:
     """The ``Move`` a KIF move text describes in ``position``; raises ``NotationError``.
 
     ``previous_to`` is the square 同 refers to (default: the to-square of ``position.last_move``).
