@@ -46,7 +46,4 @@ try:
     page.run()
     state.freeze_once()
 except Exception as error:  # a damaged store: one message (Streamlit's stop/rerun pass through)
-    problem = state.failure(error)
-    if problem is None:
-        raise
-    state.show_problem(problem)
+    state.said(error)

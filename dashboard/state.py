@@ -103,6 +103,29 @@ def failure(error: BaseException) -> str | None:
             f"ingested again into a new folder.")
 
 
+def said(error: Exception) -> None:
+    """Say a store's problem on the page (``failure``), or raise ``error`` again if it is not
+    the store's (Streamlit's stop and rerun pass through too: they are not the store's)."""
+    problem = failure(error)
+    if problem is None:
+        raise error
+    show_problem(problem)
+
+
+def fragment(function):
+    """``st.fragment`` of ``function``, a part of a page that runs again alone, whose store's
+    problems are said on the page as the app says them (Streamlit shows an exception raised in
+    a fragment itself, past the app's handler)."""
+    @functools.wraps(function)
+    def guarded(*args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except Exception as error:  # noqa: BLE001 - said, or raised again
+            said(error)
+
+    return st.fragment(guarded)
+
+
 @st.cache_data(show_spinner="Checking the store's files…", max_entries=8)
 def _checked(root: str, stamp) -> str | None:
     """``store.diagnose.first_damage``, once per commit: it verifies every file's digest (and

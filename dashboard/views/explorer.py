@@ -26,7 +26,7 @@ from kifudb.core.handicap import EVEN, HANDICAPS
 from kifudb.dashboard import board, display, filters, nav, position_form
 from kifudb.dashboard.downloads import games_download
 from kifudb.dashboard.games_table import games_table
-from kifudb.dashboard.state import require_store, stored
+from kifudb.dashboard.state import fragment, require_store, stored
 
 # the position is given as its SFEN: plain text, for the cache
 explore = stored(queries.explore)
@@ -287,7 +287,7 @@ def main() -> None:
     line_view(chosen, min_count)
 
 
-@st.fragment
+@fragment
 def line_view(chosen, min_count: int) -> None:
     """The page under its title: the line of the URL, its board and the moves played next.
     A fragment: a step (a move clicked or played, a breadcrumb, ← →) runs it alone, not the

@@ -45,7 +45,7 @@ from kifudb.dashboard.downloads import ENCODED, ENCODINGS
 from kifudb.dashboard.games_table import games_table
 from kifudb.dashboard.position_form import MAX_GAME, whole_number
 from kifudb.dashboard.shogiboard import game_line, line_ply
-from kifudb.dashboard.state import require_store, stored
+from kifudb.dashboard.state import fragment, require_store, stored
 from kifudb.dashboard.tables import CLICK, picked
 
 game_record = stored(stored_game.game_record)
@@ -553,7 +553,7 @@ def game_input(game: int | None) -> None:
                             help="The game's id in the store (every table of games links here)")
 
 
-@st.fragment
+@fragment
 def ply_view(game: int, record: dict) -> None:
     """Everything of the game viewer that changes with the ply (the URL's ``ply``): the
     notes under the title, the board and its steps, the graph, the tabs. A fragment: a step
