@@ -40,6 +40,7 @@ import pyarrow.parquet as pq
 
 from kifudb.store import partitions
 from kifudb.store.diagnose import damaged_file
+from kifudb.store.manifest import StoreDamaged
 
 __all__ = ["KeyIndex", "HITS_SCHEMA"]
 
@@ -128,14 +129,10 @@ class KeyIndex:
                 try:
                     tables = self._file(path).rows(key)
                 except (OSError, pa.ArrowException) as error:
-                    raise _damaged(self._root, path, error) from error
+                    raise StoreDamaged(damaged_file(self._root, path.parent.name, path.name,
+                                                    (str(error).splitlines()
+                                                     or [type(error).__name__])[0])) from error
                 for table in tables:
                     flag = pa.array(np.full(table.num_rows, bool(mirrored)))
                     parts.append(pa.Table.from_arrays([*table.columns, flag], schema=HITS_SCHEMA))
         return pa.concat_tables(parts) if parts else HITS_SCHEMA.empty_table()
-
-
-def _damaged(root, path: Path, error: Exception) -> Exception:
-    from kifudb.store.manifest import StoreDamaged
-
-    return StoreDamaged(damaged_file(root, path.parent.name, path.name, str(error).splitlines()[0]))
