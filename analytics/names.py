@@ -56,7 +56,8 @@ def _labels() -> tuple:
     spellings, named = {}, []
     for name, info in definitions().info.items():
         named.append((name, info.english))
-        spellings.setdefault(_folded(name), name)
+        for spelling in (name, *info.aliases):
+            spellings.setdefault(_folded(spelling), name)
         english = [info.english, *re.findall(r"\(([^)]*)\)", info.english),
                    re.sub(r"\s*\([^)]*\)", "", info.english)]
         for spelling in english:

@@ -48,7 +48,7 @@ _CONDITION_KEYS = {"own", "theirs", "not_own", "not_theirs", "empty", "hand", "t
 _LABEL_KEYS = _CONDITION_KEYS | {
     "name", "english", "parents", "any", "window", "before_capture", "played", "completed_by",
     "requires", "opponent_requires", "not_after", "excludes", "opponent_excludes", "group",
-    "both_sides", "primary", "handicap", "note"}
+    "both_sides", "primary", "handicap", "note", "aliases", "source"}
 _PLAYED_KEYS = {"piece", "from", "to", "drop", "capture", "promote"}
 
 
@@ -115,6 +115,8 @@ class LabelInfo(NamedTuple):
     window: int
     group: str  # "" for none
     note: str
+    aliases: tuple  # other spellings in use (別名), each a name a user may give
+    source: str  # where the definition comes from
 
 
 class Definitions:
@@ -206,6 +208,9 @@ def _parse(data: dict) -> list:
             for other in getattr(label, key):
                 if other not in by_name:
                     raise DefinitionError(f"{label.name}: {key} names unknown label {other!r}")
+        for alias in label.info.aliases:
+            if alias in by_name:
+                raise DefinitionError(f"{label.name}: alias {alias!r} is the name of a label")
         for parent in label.info.parents:
             if parent not in by_name:
                 raise DefinitionError(f"{label.name}: unknown parent {parent!r}")
@@ -294,13 +299,12 @@ def _parse_label(table: dict, kind: str, defaults: dict, index: int) -> _Label:
                               "opponent")
     label.weight = (sum(len(label.condition[k]) for k in _CONDITION_KEYS) + len(label.played)
                     + bool(alternatives) + len(label.requires) + len(label.opponent_requires))
-    group = table.get("group", "")
-    note = table.get("note", "")
-    if not isinstance(group, str) or not isinstance(note, str):
-        raise DefinitionError(f"{where}: group and note are text")
+    group, note, source = (table.get(key, "") for key in ("group", "note", "source"))
+    if not all(isinstance(text, str) for text in (group, note, source)):
+        raise DefinitionError(f"{where}: group, note and source are text")
     label.info = LabelInfo(name, kind, english, tuple(_list(table, "parents", where, str)), 0,
                            flags["both_sides"], flags["primary"], flags["handicap"], window,
-                           group, note)
+                           group, note, tuple(_list(table, "aliases", where, str)), source)
     return label
 
 
