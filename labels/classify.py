@@ -38,7 +38,10 @@ from kifudb.core.pieces import (BLACK, WHITE, BISHOP, ROOK, PROMOTE, HAND_TYPES,
                          unpromoted)
 from kifudb.core.position import Position
 
+#: The project's definitions: the vocabulary's documentation and defaults, then one file per kind.
 LABELS_PATH = Path(__file__).with_name("labels.toml")
+DEFINITION_FILES = (LABELS_PATH, LABELS_PATH.with_name("castles.toml"),
+                    LABELS_PATH.with_name("openings.toml"))
 KINDS = ("castle", "opening")
 
 _ALL_TYPES = tuple(range(1, 15))
@@ -159,20 +162,33 @@ class Definitions:
         return out
 
 
-def load_definitions(path=LABELS_PATH) -> Definitions:
-    """Read and compile a definitions file (``DefinitionError`` says what is wrong)."""
-    raw = Path(path).read_bytes()
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise DefinitionError(f"{path}: {error}") from None
-    return Definitions(data, hashlib.sha256(raw).hexdigest()[:12])
+def load_definitions(path=DEFINITION_FILES) -> Definitions:
+    """Read and compile a definitions file, or several read as one (their ``defaults`` merged,
+    their labels in file order); ``DefinitionError`` says what is wrong and where."""
+    paths = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
+    data: dict = {}
+    digest = hashlib.sha256()
+    for one in paths:
+        raw = one.read_bytes()
+        digest.update(raw)
+        try:
+            part = tomllib.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            raise DefinitionError(f"{one}: {error}") from None
+        for key, value in part.items():
+            if key == "defaults" and isinstance(value, dict):
+                data.setdefault(key, {}).update(value)
+            elif isinstance(value, list):
+                data.setdefault(key, []).extend(value)
+            else:
+                data[key] = value
+    return Definitions(data, digest.hexdigest()[:12])
 
 
 @lru_cache(maxsize=None)
 def definitions() -> Definitions:
-    """The project's definitions (``labels/labels.toml``), read once."""
-    return load_definitions(LABELS_PATH)
+    """The project's definitions (``labels/labels.toml`` and a file per kind), read once."""
+    return load_definitions()
 
 
 def definitions_version() -> str:
