@@ -12,27 +12,41 @@ from kifudb.dashboard import nav
 from kifudb.dashboard.display import is_handicap, result_text
 from kifudb.dashboard.tables import CLICK, picked
 
-#: Column widths (pixels) that fit the table beside a board at 1400 px, and under it at 820 px
-#: (the search's seven columns in 566 px); the event takes the rest (and is cut short when
-#: long).
-_WIDTHS = {"game": 46, "ply": 40, "date": 82, "black": 90, "white": 90, "result": 108,
-           "next": 60, "event": 72, "mirrored": 52}
+#: Column widths (pixels) that fit the table beside a board at 1400 px and under it at 820 px,
+#: where the table has ``NARROWEST`` pixels: each the width of its longest usual text
+#: ("▲先手勝ち · 投了", a date, a six-digit game id); the event takes what the others leave
+#: of ``NARROWEST``. A wider table stretches every column in proportion, so the event's share
+#: is as large as the others allow: about 200 px (15 full-width characters) across the page
+#: at 1400 px. The whole event is on the game's page.
+_WIDTHS = {"game": 44, "ply": 36, "date": 80, "black": 80, "white": 80, "result": 112,
+           "next": 56, "event": 72, "mirrored": 48}
+NARROWEST = 566
 
 
-def _columns(sides: tuple) -> dict:
+def _widths(shown: list) -> dict:
+    """The widths of the columns ``shown``: the event's is the rest of ``NARROWEST``."""
+    widths = {column: _WIDTHS[column] for column in shown}
+    if "event" in widths:
+        rest = NARROWEST - sum(w for column, w in widths.items() if column != "event")
+        widths["event"] = max(_WIDTHS["event"], rest)
+    return widths
+
+
+def _columns(sides: tuple, shown: list) -> dict:
     black, white = sides
+    widths = {**_WIDTHS, **_widths(shown)}
     return {
-        "game": st.column_config.NumberColumn("Game", format="%d", width=_WIDTHS["game"]),
-        "ply": st.column_config.NumberColumn("Ply", format="%d", width=_WIDTHS["ply"],
+        "game": st.column_config.NumberColumn("Game", format="%d", width=widths["game"]),
+        "ply": st.column_config.NumberColumn("Ply", format="%d", width=widths["ply"],
                                              help="Moves played when the position occurred"),
-        "date": st.column_config.TextColumn("Date", width=_WIDTHS["date"]),
-        "black": st.column_config.TextColumn(black, width=_WIDTHS["black"]),
-        "white": st.column_config.TextColumn(white, width=_WIDTHS["white"]),
-        "result": st.column_config.TextColumn("結果 Result", width=_WIDTHS["result"]),
-        "event": st.column_config.TextColumn("棋戦 Event", width=_WIDTHS["event"]),
-        "next": st.column_config.TextColumn("次 Next", width=_WIDTHS["next"],
+        "date": st.column_config.TextColumn("Date", width=widths["date"]),
+        "black": st.column_config.TextColumn(black, width=widths["black"]),
+        "white": st.column_config.TextColumn(white, width=widths["white"]),
+        "result": st.column_config.TextColumn("結果 Result", width=widths["result"]),
+        "event": st.column_config.TextColumn("棋戦 Event", width=widths["event"]),
+        "next": st.column_config.TextColumn("次 Next", width=widths["next"],
                                             help="次の手: the move played next"),
-        "mirrored": st.column_config.CheckboxColumn("Mirror", width=_WIDTHS["mirrored"],
+        "mirrored": st.column_config.CheckboxColumn("Mirror", width=widths["mirrored"],
                                                     help="The game reached the mirror image"),
     }
 
@@ -72,9 +86,10 @@ def games_table(rows: list, key: str, ply: bool = True, extra: tuple = (),
     frame = games_frame(rows, ply, extra)
     if ply and len({row.get("ply") for row in rows}) == 1:
         hide = (*hide, "ply")  # the same ply in every row: said by the page, not the table
+    shown = [c for c in frame.columns if c not in hide]
     event = st.dataframe(frame, key=key, hide_index=True, on_select="rerun",
-                         selection_mode=CLICK, column_config=_columns(side_headers(rows)),
-                         column_order=[c for c in frame.columns if c not in hide],
+                         selection_mode=CLICK, column_config=_columns(side_headers(rows), shown),
+                         column_order=shown,
                          height=height, width="stretch")
     row = picked(event.selection)
     if row is not None and row < len(rows):

@@ -570,14 +570,35 @@ def cut_figures(page) -> list:
       .filter(e => e.offsetParent && e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)""")
 
 
+#: Records the text a canvas draws (the data grids draw their cells on one), with its left
+#: edge in CSS pixels: ``window.drawnText``.
+DRAWN_TEXT = """
+window.drawnText = [];
+const fillText = CanvasRenderingContext2D.prototype.fillText;
+CanvasRenderingContext2D.prototype.fillText = function (text, x, y) {
+  window.drawnText.push({text: String(text), x: x + this.getTransform().e / devicePixelRatio});
+  return fillText.apply(this, arguments);
+};
+"""
+
+
+def event_column_width(page, grid) -> float:
+    """The width of the grid's Event column, the last: from where its header is drawn to the
+    grid's right edge."""
+    drawn = page.evaluate("window.drawnText")
+    header = max(d["x"] for d in drawn if d["text"] == "棋戦 Event")
+    return grid.bounding_box()["width"] - (header - 8)  # 8: the cell's padding
+
+
 @pytest.mark.parametrize("width", [820, 1400])
 def test_key_figures_are_whole_and_tables_use_the_width(server, browser, width):
     """Issue 29, defect 6: at 820 px the Overview's and Results' key figures were cut ("Games
     1…"); at 1400 px the tables of games beside a board cut their Event column and long names.
     Every figure's value, label and delta is whole at both widths; the position search's and
     the explorer's games go across the page (wider than beside the board) with no column out
-    of view."""
+    of view, and their Event column has the room the others leave (it had 72 px of 588)."""
     page = browser.new_page(viewport={"width": width, "height": 1600})
+    page.add_init_script(DRAWN_TEXT)
     try:
         for path, text in (("", "Most played openings"), ("/results", "How games end"),
                            ("/players", "Head to head")):
@@ -594,6 +615,8 @@ def test_key_figures_are_whole_and_tables_use_the_width(server, browser, width):
             box = grid.bounding_box()
             assert box["width"] > 0.8 * main, (path, box["width"], main)
             assert not layout(page)["grids"], path
+            if width == 1400:  # the event has what the other columns leave: 13 kanji or more
+                assert event_column_width(page, grid) >= 170, path
     finally:
         page.close()
 
