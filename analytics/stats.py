@@ -40,7 +40,7 @@ from kifudb.analytics import checks
 from kifudb.analytics.filters import GameFilter
 from kifudb.analytics.names import label_name
 from kifudb.analytics.results import SIDES, Results, count_columns, wilson
-from kifudb.labels.classify import definitions, definitions_version
+from kifudb.labels.classify import KINDS, definitions, definitions_version
 from kifudb.labels.players import canonical as player_name
 from kifudb.store import engine as views
 from kifudb.store.engine import as_store, fetch, fetch_arrow, game_summary, label_summary
@@ -53,7 +53,6 @@ __all__ = ["overview", "results", "results_by_year", "results_by_reason", "game_
 G, L = game_summary.c, label_summary.c
 #: ``fetch`` for the statements that read ``label_summary`` (built on first use)
 _labelled_fetch = functools.partial(fetch, labels=True)
-_KINDS = ("castle", "opening")
 _SEVERITIES = ("error", "warning", "info")
 
 
@@ -159,7 +158,7 @@ def _games(limit: int, offset: int, filters: GameFilter):
 
 
 def _labelled(kind: str, primary_only: bool, filters: GameFilter) -> list:
-    conditions = [L.kind == sa.bindparam("kind", checks.choice(kind, "kind", _KINDS)),
+    conditions = [L.kind == sa.bindparam("kind", checks.choice(kind, "kind", KINDS)),
                   *filters.where()]
     if primary_only:
         conditions.append(L.primary)
@@ -229,13 +228,13 @@ def pairings(store, kind: str = "castle", against: Optional[str] = None, min_gam
     dicts of ``black_label``, ``white_label``, ``games``, ``black_wins``, ``white_wins``,
     ``draws``, ``black_score`` and its interval; most played first."""
     black, white = label_summary.alias("b"), label_summary.alias("w")
-    against = checks.choice(against or kind, "against", _KINDS)
+    against = checks.choice(against or kind, "against", KINDS)
     counts = count_columns(G.winner)
     statement = (sa.select(black.c.label.label("black_label"), white.c.label.label("white_label"),
                            *counts)
                  .join_from(game_summary, black, sa.and_(
                      black.c.game == G.game, black.c.side == sa.literal("black"), black.c.primary,
-                     black.c.kind == sa.bindparam("kind", checks.choice(kind, "kind", _KINDS))))
+                     black.c.kind == sa.bindparam("kind", checks.choice(kind, "kind", KINDS))))
                  .join(white, sa.and_(white.c.game == G.game, white.c.side == sa.literal("white"),
                                       white.c.primary,
                                       white.c.kind == sa.bindparam("against", against)))
@@ -374,7 +373,7 @@ def player_summary(store, player: str, *, filters: GameFilter = GameFilter()) ->
                "spellings": list(dict.fromkeys(r["spelling"] for r in names))}
     for side in SIDES:
         summary[f"as_{side}"] = by_side.get(side, Results()).side_dict(side)
-    for kind in _KINDS:
+    for kind in KINDS:
         labelled = (sa.select(L.label, *counts)
                     .join_from(seat, label_summary, sa.and_(L.game == seat.c.game,
                                                             L.side == seat.c.side))

@@ -105,7 +105,8 @@ def message(error) -> str:
     return plain(shortened(error, MESSAGE_CHARS))
 
 
-KINDS = {"castle": "囲い castles", "opening": "戦型 openings"}
+KINDS = {"castle": "囲い castles", "opening": "戦型 openings", "technique": "手筋 techniques",
+         "note": "備考 notes"}
 
 
 def label_text(label: str | None) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import click
 
+from kifudb.labels.classify import KINDS
 from kifudb.output import PathNames, plural, printable
 from kifudb.cli_store import _echo_json, _guard, _open_store, _result, _store_option, _table
 
@@ -38,7 +39,7 @@ def _clock(seconds) -> str:
 def _label_lines(labels: list) -> list:
     lines = []
     for side in ("black", "white"):
-        for kind in ("castle", "opening"):
+        for kind in KINDS:
             found = [f"{'*' if r['primary'] else ''}{r['label']} ({r['ply']})" for r in labels
                      if r["side"] == side and r["kind"] == kind]
             lines.append(f"  {_MARKS[side]} {kind}s: {', '.join(found) or '-'}")

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import click
 
+from kifudb.labels.classify import KINDS
 from kifudb.output import PathNames, plural, printable, wants_progress
 from kifudb.cli_store import (_echo_json, _guard, _open_store, _store_option, _table,
                               game_filter, game_filter_options)
@@ -131,7 +132,7 @@ def results(store_dir: Path, output: str, by: str, bucket: int, **kwargs) -> Non
 
 
 def _kind_option(command):
-    return click.option("--kind", type=click.Choice(["castle", "opening"]), default="castle",
+    return click.option("--kind", type=click.Choice(KINDS), default="castle",
                         show_default=True)(command)
 
 
@@ -184,7 +185,7 @@ def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_ga
 
 @stats.command()
 @_kind_option
-@click.option("--against", type=click.Choice(["castle", "opening"]),
+@click.option("--against", type=click.Choice(KINDS),
               help="White's kind of label (default: the same as --kind).")
 @_min_games_option
 @_filter_options

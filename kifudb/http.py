@@ -479,7 +479,7 @@ _MOVES = Query(None, max_length=position_input.MAX_MOVES_TEXT,
                            "KIF ７六歩(77) or KI2 ▲７六歩.")
 _START = Query(None, max_length=position_input.MAX_SFEN,
                description="The SFEN the moves start from (default: startpos).")
-_KINDS = Literal["castle", "opening"]
+_KINDS = Literal[_stats.KINDS]
 _ENGINE = Query(None, min_length=1, max_length=200,
                 description="The analysing engine (a part of its name); by default the "
                             "analysis with the most analysed positions.")

@@ -205,7 +205,7 @@ def win_rates_tab(kind: str, rates: list, min_games: int) -> None:
 
 
 def pairings_tab(kind: str, chosen: GameFilter, min_games: int) -> None:
-    against = st.segmented_control("△後手's side", ["castle", "opening"], default=kind,
+    against = st.segmented_control("△後手's side", list(display.KINDS), default=kind,
                                    format_func=display.KINDS.get, key=f"against-{kind}",
                                    required=True)
     rows = pairings(kind=kind, against=against, min_games=min_games, filters=chosen)
@@ -244,11 +244,11 @@ def main() -> None:
     primary = st.sidebar.toggle("Main label of each side only", key="openings-primary",
                                 persist_state="session", help="Count only each side's most "
                                 "specific castle or opening of the game")
-    if st.query_params.get("kind") not in (None, "castle", "opening"):
+    if st.query_params.get("kind") not in (None, *display.KINDS):
         st.warning(display.plain(f"Unknown kind {display.shortened(st.query_params['kind'])!r}: "
                                  f"castles are shown."))
-    nav.from_url("kind", ("castle", "opening"), "castle")
-    kind = st.segmented_control("Kind", ["castle", "opening"], key="kind",
+    nav.from_url("kind", tuple(display.KINDS), "castle")
+    kind = st.segmented_control("Kind", list(display.KINDS), key="kind",
                                 format_func=display.KINDS.get, required=True,
                                 on_change=forget_label)
     nav.to_url("kind", kind, "castle")
