@@ -145,23 +145,18 @@ def fetch_arrow(store, statement, keys: dict = None) -> pa.Table:
     """The rows of ``statement`` as an Arrow table, handed on by DuckDB as it made them (no
     Python row in between: a page of 100,000 games costs what the query costs); ``keys`` as
     ``fetch``'s. Read again on a fresh engine if the store changed under it."""
-    store = as_store(store)
-    for attempt in (0, 1):
-        handle = _handle(store)
+    def run(handle: Handle) -> pa.Table:
+        compiled = statement.compile(dialect=handle.engine.dialect)
+        values = [compiled.params[name] for name in compiled.positiontup or ()]
+        cursor = handle.database.cursor()
         try:
-            compiled = statement.compile(dialect=handle.engine.dialect)
-            values = [compiled.params[name] for name in compiled.positiontup or ()]
-            cursor = handle.database.cursor()
-            try:
-                if keys is not None:
-                    _register_hits(cursor, keys, handle)
-                return cursor.sql(str(compiled), params=values or None).to_arrow_table()
-            finally:
-                cursor.close()
-        except (duckdb.Error, StoreError, OSError):
-            if attempt or store.stamp() == handle.stamp:
-                raise
-    raise AssertionError("unreachable")
+            if keys is not None:
+                _register_hits(cursor, keys, handle)
+            return cursor.sql(str(compiled), params=values or None).to_arrow_table()
+        finally:
+            cursor.close()
+
+    return on_a_handle(store, run, (duckdb.Error, StoreError, OSError))
 
 
 #: the columns of ``game_summary`` that a search shows (``hits_with_games``)
@@ -173,29 +168,44 @@ def hits_with_games(store, keys: dict) -> tuple:
     ``hits``) of the games the ``games`` view shows, and those games' ``SEARCH_SUMMARY`` columns
     row for row, as Arrow tables, without a query: what an unfiltered search needs, in a
     fraction of the time of two DuckDB queries (about 1 ms against 12 at 10M positions). The
-    summary's columns are kept as Arrow beside ``game_summary`` (about 60 bytes a game), made
-    on first use; a store that changed under the lookup is read again on a fresh handle."""
-    store = as_store(store)
-    for attempt in (0, 1):
-        handle = _handle(store)
-        try:
-            found = _hits_of(handle, keys)
-        except (StoreError, OSError):
-            if attempt or store.stamp() == handle.stamp:
-                raise
-            continue
-        summary = handle.arrow.get(game_summary.name)
-        if summary is None:
-            columns = ", ".join(SEARCH_SUMMARY)
-            summary = handle.database.cursor().sql(
-                f"SELECT {columns} FROM {game_summary.name} ORDER BY game").to_arrow_table()
-            handle.arrow[game_summary.name] = summary
-        ids = summary.column("game").to_numpy()
+    summary's columns are kept as Arrow beside ``game_summary`` (about 60 bytes a game), with
+    their game ids as numpy, made on first use; a store that changed under the lookup is read
+    again on a fresh handle."""
+    def run(handle: Handle) -> tuple:
+        found = _hits_of(handle, keys)
+        summary, ids = _search_summary(handle)
         wanted = found.column("game").to_numpy()
         at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
         shown = ids[at] == wanted if len(ids) else np.zeros(len(wanted), bool)
         return found.filter(pa.array(shown)), summary.take(pa.array(at[shown]))
-    raise AssertionError("unreachable")
+
+    return on_a_handle(store, run, (StoreError, OSError))
+
+
+def _search_summary(handle: "Handle") -> tuple:
+    """``(summary, ids)``: the ``SEARCH_SUMMARY`` columns of ``game_summary`` as Arrow, by game,
+    and their game ids as numpy, made once per handle."""
+    kept = handle.arrow.get(game_summary.name)
+    if kept is None:
+        columns = ", ".join(SEARCH_SUMMARY)
+        summary = handle.database.cursor().sql(
+            f"SELECT {columns} FROM {game_summary.name} ORDER BY game").to_arrow_table()
+        kept = handle.arrow[game_summary.name] = (summary, summary.column("game").to_numpy())
+    return kept
+
+
+def on_a_handle(store, work, errors: tuple):
+    """``work(handle)`` on the store's handle, and once more on a fresh one if it raised one of
+    ``errors`` while the store changed under it (a commit or compaction deletes the batch files
+    that the old views read)."""
+    store = as_store(store)
+    handle = _handle(store)
+    try:
+        return work(handle)
+    except errors:
+        if store.stamp() == handle.stamp:
+            raise
+    return work(_handle(store))
 
 
 # ----- the engine, per store and manifest -----------------------------------------------------
@@ -208,7 +218,7 @@ class Handle(NamedTuple):
     summaries: set  # the in-memory tables built on first use (``label_summary``)
     positions: KeyIndex  # the positions files of its batches, for key lookups
     lookups: dict  # recent lookups: tuple of (key, mirrored) -> Arrow table
-    arrow: dict  # tables kept as Arrow, made on first use (``hits_with_games``)
+    arrow: dict  # what is kept as Arrow, made on first use (``_search_summary``)
 
 
 LOCK = threading.Lock()
@@ -292,34 +302,31 @@ def fetch_each(store, statements: list, parameters=None, labels: bool = False,
     one), so that a ``CREATE TEMPORARY TABLE … AS`` (``select.into(name, temporary=True)``,
     whose answer is ``[]``) is read by the statements after it and dropped at the end: a result
     that several questions share is made once."""
-    store = as_store(store)
     made = [s.table for s in statements if isinstance(s, sa.schema.CreateTableAs)]
-    for attempt in (0, 1):
-        handle = _handle(store)
-        try:
-            if labels:
-                _with_labels(handle)
-            with handle.engine.connect() as connection:
-                cursor = connection.connection.driver_connection
-                if keys is not None:
-                    _register_hits(cursor, keys, handle)
-                try:
-                    answers = []
-                    for statement in statements:
-                        result = connection.execute(statement, parameters or {})
-                        if not result.returns_rows:
-                            answers.append([])
-                            continue
-                        names = list(result.keys())
-                        answers.append([dict(zip(names, row)) for row in result.fetchall()])
-                    return answers
-                finally:
-                    for table in made:
-                        connection.execute(sa.schema.DropTable(table, if_exists=True))
-                    if keys is not None:  # registered: _register_hits raises before it does
-                        cursor.unregister(hits.name)
-        except (sa.exc.DBAPIError, duckdb.Error):
-            if attempt or store.stamp() == handle.stamp:
-                raise
+
+    def run(handle: Handle) -> list:
+        if labels:
+            _with_labels(handle)
+        with handle.engine.connect() as connection:
+            cursor = connection.connection.driver_connection
+            if keys is not None:
+                _register_hits(cursor, keys, handle)
+            try:
+                answers = []
+                for statement in statements:
+                    result = connection.execute(statement, parameters or {})
+                    if not result.returns_rows:
+                        answers.append([])
+                        continue
+                    names = list(result.keys())
+                    answers.append([dict(zip(names, row)) for row in result.fetchall()])
+                return answers
+            finally:
+                for table in made:
+                    connection.execute(sa.schema.DropTable(table, if_exists=True))
+                if keys is not None:  # registered: _register_hits raises before it does
+                    cursor.unregister(hits.name)
+
+    return on_a_handle(store, run, (sa.exc.DBAPIError, duckdb.Error))
 
 
