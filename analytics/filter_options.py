@@ -86,8 +86,16 @@ OPTIONS = (
                  "engine: the record shows an engine playing a side; human: it shows none.",
                  ("engine", "human"), {"engine": True, "human": False}),
     FilterOption("label", "label", "text",
-                 "A castle or opening (四間飛車, 美濃囲い …) reached by either side (or by "
-                 "the label's side)."),
+                 "A castle, opening, technique or note (四間飛車, 美濃囲い, 垂れ歩 …) reached by "
+                 "either side (or by the label's side); several, joined by commas, must all "
+                 "be."),
     FilterOption("label_side", "label_side", "choice", "The label reached by this side only.",
                  ("black", "white")),
+    FilterOption("label_family", "label_family", "flag",
+                 "A label counts when one of its family is reached: 美濃囲い finds 高美濃囲い "
+                 "and 銀冠 too."),
+    FilterOption("label_from_ply", "label_from_ply", "count",
+                 "The label reached (a technique played) at this ply or later."),
+    FilterOption("label_to_ply", "label_to_ply", "count",
+                 "The label reached (a technique played) at this ply or earlier."),
 )

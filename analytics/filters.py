@@ -73,7 +73,7 @@ import sqlalchemy as sa
 from kifudb.analytics import checks
 from kifudb.analytics.filter_options import (  # noqa: F401 (re-exported)
     OPTIONS, RATING_OF, WINNERS, FilterOption)
-from kifudb.analytics.names import handicap_name, label_name
+from kifudb.analytics.names import handicap_name, label_family, label_name
 from kifudb.core.handicap import HANDICAPS
 from kifudb.labels.players import canonical as player_name
 from kifudb.store.engine import game_summary, labels
@@ -142,6 +142,9 @@ class GameFilter:
     engine: Optional[bool] = None
     label: Optional[str] = None
     label_side: Optional[str] = None
+    label_family: Optional[bool] = None
+    label_from_ply: Optional[int] = None
+    label_to_ply: Optional[int] = None
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
@@ -152,9 +155,10 @@ class GameFilter:
                 except ValueError as error:
                     raise FilterError(str(error), field.name) from None
                 object.__setattr__(self, field.name, value)
-        if self.label_side is not None and self.label is None:
-            raise FilterError("label_side: needs a label (the castle or opening that side "
-                              "reached)", "label_side")
+        for name in ("label_side", "label_family", "label_from_ply", "label_to_ply"):
+            if getattr(self, name) is not None and self.label is None:
+                raise FilterError(f"{name}: needs a label (the castle, opening, technique or "
+                                  f"note it is about)", name)
         if self.rating_of is not None and self.min_rating is None and self.max_rating is None:
             raise FilterError("rating_of: needs min_rating or max_rating (the band)",
                               "rating_of")
@@ -221,14 +225,29 @@ class GameFilter:
         if self.engine is not None:
             shown = sa.or_(g.black_engine.is_not(None), g.white_engine.is_not(None))
             conditions.append(shown if self.engine else sa.not_(shown))
-        if self.label is not None:
-            reached = [labels.c.label == sa.bindparam("label", self.label)]
-            if self.label_side is not None:
-                reached.append(labels.c.side == sa.bindparam("label_side", self.label_side))
-            conditions.append(g.game.in_(sa.select(labels.c.game).where(*reached)))
+        conditions.extend(self._labels_reached())
         if self.decided is not None:  # a game without a result has the winner "none"
             compare = operator.ne if self.decided else operator.eq
             conditions.append(compare(g.winner, sa.bindparam("no_result", "none")))
+        return conditions
+
+    def _labels_reached(self) -> list:
+        """One condition for each label named: the game is among those in which it (or one of
+        its family) was reached, by the side and within the plies chosen."""
+        if self.label is None:
+            return []
+        L = labels.c
+        conditions = []
+        for index, name in enumerate(self.label.split(",")):
+            names = label_family(name) if self.label_family else (name,)
+            reached = [L.label.in_(sa.bindparam(f"label_{index}", list(names), expanding=True))]
+            for field, compare in (("label_side", operator.eq), ("label_from_ply", operator.ge),
+                                   ("label_to_ply", operator.le)):
+                value = getattr(self, field)
+                if value is not None:
+                    column = L.side if field == "label_side" else L.ply
+                    reached.append(compare(column, sa.bindparam(f"{field}_{index}", value)))
+            conditions.append(game_summary.c.game.in_(sa.select(L.game).where(*reached)))
         return conditions
 
     def _rating_band(self, mover_rating) -> list:
@@ -256,9 +275,14 @@ def _handicap(value, name: str) -> str:
 
 
 def _label(value, name: str) -> str:
-    """A castle's or opening's name (``labels.toml``'s), given as it or in English; an
-    unknown one is refused with the nearest names (``analytics.names``)."""
-    return label_name(value, name)
+    """Labels' names (the definitions'), each given as it, an alias or in English: one name,
+    several joined by commas, or (from Python) a list of them; an unknown one is refused with
+    the nearest names (``analytics.names``)."""
+    given = value.split(",") if isinstance(value, str) else value
+    if not isinstance(given, (list, tuple)) or not given:
+        raise ValueError(f"{name} must be a label's name or several joined by commas, not "
+                         f"{value!r}")
+    return ",".join(dict.fromkeys(label_name(one, name) for one in given))
 
 
 def _flag(value, name: str) -> bool:
@@ -279,6 +303,9 @@ _CHECKS = {
     "rating_of": lambda value, name: checks.choice(value, name, RATING_OF),
     "time_control": checks.text, "engine": _flag, "label": _label,
     "label_side": lambda value, name: checks.choice(value, name, ("black", "white")),
+    "label_family": _flag,
+    "label_from_ply": lambda value, name: checks.at_least(value, name, 0),
+    "label_to_ply": lambda value, name: checks.at_least(value, name, 0),
 }
 
 

@@ -36,7 +36,7 @@ import unicodedata
 
 from kifudb.core.handicap import HANDICAPS, canonical_name
 
-__all__ = ["label_name", "handicap_name", "SUGGESTED"]
+__all__ = ["label_name", "label_family", "handicap_name", "SUGGESTED"]
 
 #: How many near names an error suggests at most.
 SUGGESTED = 3
@@ -82,6 +82,26 @@ def label_name(value, what: str = "label") -> str:
     hint = f": did you mean {shown}?" if near else ""
     raise ValueError(f"{what}: unknown castle or opening {value.strip()!r}{hint} ('kifudb stats "
                      f"labels' lists them)")
+
+
+def label_family(name: str) -> tuple:
+    """A label and every label below it in the family tree (its children, theirs …), the label
+    first::
+
+        >>> family = label_family("美濃囲い")
+        >>> family[0], "高美濃囲い" in family, "銀冠" in family, "矢倉囲い" in family
+        ('美濃囲い', True, True, False)
+    """
+    from kifudb.labels.classify import definitions
+
+    known = definitions()
+    found, todo = [name], [name]
+    while todo:
+        for child in known.children(todo.pop()):
+            if child not in found:
+                found.append(child)
+                todo.append(child)
+    return tuple(found)
 
 
 def handicap_name(value, what: str = "handicap") -> str:

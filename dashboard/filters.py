@@ -1,7 +1,8 @@
 """The game filters of the sidebar — player, dates, event, handicap, decided games only, a
 minimum length, a minimum rating of both players; folded under "More filters": result, a
 maximum rating, whose rating the band is on (both players or the player to move), time
-control, engine or not, a castle or opening reached — shared by the explorer, the position
+control, engine or not, labels reached (castles, openings, techniques, notes; several at once,
+a family, a window of plies) — shared by the explorer, the position
 search, the game viewer and the statistics pages (their values follow the user from page to
 page), as one ``analytics.filters.GameFilter``. On a mixed collection (opening
 fragments, aborted games) "decided games only" and a minimum length take the noise out of the
@@ -120,15 +121,27 @@ def _more_filters(sidebar) -> dict:
         played_by = st.selectbox("Played by", list(_PLAYED_BY), key="f_engine",
                                  help="Where the record names an engine for a side (its "
                                       "search comments, a shogi-server evaluation).")
-        label = st.text_input("Castle or opening reached", key="f_label",
-                              placeholder="四間飛車")
+        label = st.text_input("Castle, opening or technique reached", key="f_label",
+                              placeholder="四間飛車, 垂れ歩",
+                              help="Several, joined by commas, must all be reached.")
         side = st.selectbox("Reached by", list(_SIDES), key="f_label_side")
+        family = st.checkbox("Or one of its family", key="f_label_family",
+                             help="美濃囲い finds 高美濃囲い and 銀冠 too.")
+        left, right = st.columns(2)
+        from_ply = int(left.number_input("From ply", min_value=0, step=10,
+                                         key="f_label_from_ply", help="Reached (a technique "
+                                         "played) at this ply or later; 0: from the start."))
+        to_ply = int(right.number_input("To ply", min_value=0, step=10, key="f_label_to_ply",
+                                        help="At this ply or earlier; 0: to the end."))
     label = (label or "").strip() or None
     return {"winner": _RESULTS.get(result), "max_rating": max_rating or None,
             "rating_of": _RATING_OF.get(rating_of),
             "time_control": (time_control or "").strip() or None,
             "engine": _PLAYED_BY.get(played_by), "label": label,
-            "label_side": _SIDES.get(side) if label else None}
+            "label_side": _SIDES.get(side) if label else None,
+            "label_family": True if label and family else None,
+            "label_from_ply": from_ply if label and from_ply else None,
+            "label_to_ply": to_ply if label and to_ply else None}
 
 
 # ----- the filters in the URL ----------------------------------------------------------------
@@ -220,6 +233,10 @@ PARAMS = (
     _Param("f_engine", "engine", _ANY, _engine_text, _engine_read),
     _Param("f_label", "label", "", _text, str),
     _Param("f_label_side", "label_side", "either side", *_choice(_SIDES)),
+    _Param("f_label_family", "label_family", False, lambda on: "true" if on else None, _flag),
+    _Param("f_label_from_ply", "label_from_ply", 0, lambda n: str(int(n)) if n else None,
+           _count),
+    _Param("f_label_to_ply", "label_to_ply", 0, lambda n: str(int(n)) if n else None, _count),
 )
 
 
@@ -346,6 +363,9 @@ def describe(filters: GameFilter) -> str:
     if filters.engine is not None:
         parts.append("engine games" if filters.engine else "no engine shown")
     if filters.label is not None:
-        parts.append(f"{filters.label}" + (f" by {filters.label_side}" if filters.label_side
-                                           else ""))
+        plies = (f" from ply {filters.label_from_ply}" if filters.label_from_ply else "") + (
+            f" to ply {filters.label_to_ply}" if filters.label_to_ply is not None else "")
+        parts.append(filters.label.replace(",", " and ")
+                     + (" (or its family)" if filters.label_family else "")
+                     + (f" by {filters.label_side}" if filters.label_side else "") + plies)
     return plain(", ".join(parts))

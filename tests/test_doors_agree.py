@@ -200,11 +200,12 @@ def test_the_python_filters_are_the_other_doors_names(samples):
               "handicap": "平手", "decided": True, "min_moves": 1, "max_moves": 500,
               "min_rating": 0, "max_rating": 9999, "rating_of": "mover", "result": "black",
               "reason": "resign", "time_control": "時間", "played_by": "human",
-              "label": "居飛車", "label_side": "black"}
+              "label": "居飛車", "label_side": "black", "label_family": True,
+              "label_from_ply": 1, "label_to_ply": 300}
     assert set(values) == {o.name for o in OPTIONS}
     for name, value in values.items():
         extra = {"min_rating": 0} if name == "rating_of" else {}
-        extra.update({"label": "居飛車"} if name == "label_side" else {})
+        extra.update({"label": "居飛車"} if name.startswith("label_") else {})
         db.stats.results(**{name: value, **extra})  # no TypeError
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -1,5 +1,6 @@
 """The research filters of ``analytics.filters.GameFilter`` — rating band, result, time
-control, engine or not, a castle or opening reached by either side or one — checked against
+control, engine or not, labels reached by either side or one (several at once, a family, a
+window of plies) — checked against
 the rows of the games and labels tables of a store of every real record in ``tests/fixtures``,
 and through the command line's options."""
 
@@ -13,6 +14,7 @@ from click.testing import CliRunner
 
 from kifudb.analytics import queries, stats
 from kifudb.analytics.filters import FilterError, GameFilter
+from kifudb.analytics.names import label_family
 from kifudb.cli import main
 from kifudb.store.folder import Store
 
@@ -31,10 +33,11 @@ def rows(store) -> dict:
     names = [d[0] for d in cursor.description]
     games = {r[0]: dict(zip(names, r)) for r in cursor.fetchall()}
     for game in games.values():
-        game["labels"] = set()
-    for game, side, label in connection.execute("SELECT game, side, label FROM labels"
-                                                ).fetchall():
+        game["labels"], game["reached"] = set(), set()
+    for game, side, label, ply in connection.execute("SELECT game, side, label, ply FROM labels"
+                                                     ).fetchall():
         games[game]["labels"].add((side, label))
+        games[game]["reached"].add((side, label, ply))
     return games
 
 
@@ -57,6 +60,16 @@ def _chosen(store, filters: GameFilter) -> set:
     (GameFilter(label="美濃囲い", label_side="black", decided=True, moves_from=60),
      lambda g: ("black", "美濃囲い") in g["labels"] and g["winner"] != "none"
      and g["moves"] >= 60),
+    (GameFilter(label="四間飛車, Mino castle"),  # several: each of them, by either side
+     lambda g: {"四間飛車", "美濃囲い"} <= {l for _, l in g["labels"]}),
+    (GameFilter(label="美濃囲い", label_family=True),  # 高美濃囲い and 銀冠 count
+     lambda g: any(l in label_family("美濃囲い") for _, l in g["labels"])),
+    (GameFilter(label="四間飛車", label_side="black", label_from_ply=10, label_to_ply=30),
+     lambda g: any(s == "black" and l == "四間飛車" and 10 <= p <= 30
+                   for s, l, p in g["reached"])),
+    (GameFilter(label="Mino castle", label_family=True, label_side="white", label_to_ply=60),
+     lambda g: any(s == "white" and l in label_family("美濃囲い") and p <= 60
+                   for s, l, p in g["reached"])),
 ])
 def test_each_filter_keeps_the_games_it_names(store, rows, filters, keep):
     expected = {game for game, row in rows.items() if keep(row)}
@@ -99,6 +112,17 @@ def test_the_command_line_options(store, rows):
     refused = runner.invoke(main, ["stats", "results", "--store", str(store),
                                    "--label-side", "black"])
     assert refused.exit_code != 0 and "needs a label" in refused.output
+    for option in ("--label-family", "--label-from-ply=3", "--label-to-ply=9"):
+        refused = runner.invoke(main, ["stats", "results", "--store", str(store), option])
+        assert refused.exit_code != 0 and "needs a label" in refused.output, option
+    # "the games in which Black ranged the rook to the fourth file between ply 5 and 25"
+    windowed = runner.invoke(main, ["stats", "results", "--store", str(store), "--format",
+                                    "json", "--label", "四間飛車", "--label-side", "black",
+                                    "--label-from-ply", "5", "--label-to-ply", "25"])
+    assert windowed.exit_code == 0, windowed.output
+    assert json.loads(windowed.output)["games"] == sum(
+        any(s == "black" and l == "四間飛車" and 5 <= p <= 25 for s, l, p in r["reached"])
+        for r in rows.values()) > 0
 
 
 def test_each_move_has_its_score_performance_and_the_position_its_history(store, rows):
