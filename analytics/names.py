@@ -1,11 +1,12 @@
-"""The names a user may give for a castle or opening (a label) and for a handicap, and the
-nearest known ones when a name is unknown: every door (the command line, the Python and HTTP
-APIs, the dashboard) asks through ``GameFilter``, which checks its ``label`` and ``handicap``
-here, so that an unknown name is an error that says what was meant instead of "no games".
+"""The names a user may give for a label (a castle, opening, technique or note) and for a
+handicap, and the nearest known ones when a name is unknown: every door (the command line, the
+Python and HTTP APIs, the dashboard) asks through ``GameFilter``, which checks its ``label``
+and ``handicap`` here, so that an unknown name is an error that says what was meant instead of
+"no games".
 
-A label is named as ``labels/labels.toml`` names it, or by its English name (what the
-dashboard shows), in any case, with any spacing or hyphens; a handicap as ``core.handicap``
-names it (``香落ち``, ``香落``, ``KY``, ``lance`` …)::
+A label is named as its definition (``labels/*.toml``) names it, by one of its aliases or by
+its English name (what the dashboard shows), in any case, with any spacing or hyphens; a
+handicap as ``core.handicap`` names it (``香落ち``, ``香落``, ``KY``, ``lance`` …)::
 
     >>> label_name("四間飛車"), label_name("Fourth-file rook"), label_name("fourth file ROOK")
     ('四間飛車', '四間飛車', '四間飛車')
@@ -14,7 +15,7 @@ names it (``香落ち``, ``香落``, ``KY``, ``lance`` …)::
     >>> label_name("四間")
     Traceback (most recent call last):
     ...
-    ValueError: label: unknown castle or opening '四間': did you mean 四間飛車 (Fourth-file rook), 右四間飛車 (Right fourth-file rook), 角交換四間飛車 (Bishop-exchange fourth-file rook)? ('kifudb stats labels' lists them)
+    ValueError: label: unknown castle, opening, technique or note '四間': did you mean 四間飛車 (Fourth-file rook), 右四間飛車 (Right fourth-file rook), 角交換四間飛車 (Bishop-exchange fourth-file rook)? ('kifudb stats labels' lists them)
     >>> handicap_name("KY"), handicap_name(" 飛車落 ")
     ('香落ち', '飛車落ち')
     >>> handicap_name("foo")  # doctest: +ELLIPSIS
@@ -67,7 +68,7 @@ def _labels() -> tuple:
 
 
 def label_name(value, what: str = "label") -> str:
-    """The name (``labels.toml``'s) of the castle or opening ``value`` names — its name or its
+    """The name (the definitions') of the label ``value`` names — its name, an alias or its
     English name, in any case and spacing —; ``ValueError`` naming ``what`` and ``value``, with
     the nearest names, for any other text."""
     if not isinstance(value, str) or not value.strip():
@@ -80,8 +81,8 @@ def label_name(value, what: str = "label") -> str:
     english = dict(named)
     shown = ", ".join(f"{name} ({english[name]})" for name in near)
     hint = f": did you mean {shown}?" if near else ""
-    raise ValueError(f"{what}: unknown castle or opening {value.strip()!r}{hint} ('kifudb stats "
-                     f"labels' lists them)")
+    raise ValueError(f"{what}: unknown castle, opening, technique or note {value.strip()!r}"
+                     f"{hint} ('kifudb stats labels' lists them)")
 
 
 def label_family(name: str) -> tuple:

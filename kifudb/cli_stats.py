@@ -27,7 +27,7 @@ import click
 
 from kifudb.labels.classify import KINDS
 from kifudb.output import PathNames, plural, printable, wants_progress
-from kifudb.cli_store import (_echo_json, _guard, _open_store, _store_option, _table,
+from kifudb.cli_store import (_echo_json, _guard, _open_store, _result, _store_option, _table,
                               game_filter, game_filter_options)
 
 __all__ = ["stats", "relabel"]
@@ -216,6 +216,23 @@ def players(store_dir: Path, output: str, limit: int, min_games: int, **kwargs) 
             r["decided"], _interval(r),
             " / ".join(s for s in r["spellings"] if s != r["player"])] for r in data],
           right={1, 2, 3, 4, 6})
+
+
+@stats.command()
+@click.option("--limit", type=click.IntRange(min=1), default=50, show_default=True)
+@click.option("--offset", type=click.IntRange(min=0), default=0, show_default=True)
+@_filter_options
+@_guard
+def games(store_dir: Path, output: str, limit: int, offset: int, **kwargs) -> None:
+    """The games of the filters, newest first: "the games in which Black played 垂れ歩
+    between ply 40 and 80" is --label 垂れ歩 --label-side black --label-from-ply 40
+    --label-to-ply 80."""
+    data = _stats().games(_open_store(store_dir), limit=limit, offset=offset,
+                          filters=game_filter(kwargs))
+    _show(output, data, ["game", "date", "black", "white", "result", "moves", "event"],
+          [[r["game"], r["date"] or "", r["black"] or "?", r["white"] or "?",
+            _result(r["winner"], r["reason"]), r["moves"], r["event"] or ""] for r in data],
+          right={0, 5})
 
 
 @stats.command()

@@ -123,6 +123,16 @@ def test_the_command_line_options(store, rows):
     assert json.loads(windowed.output)["games"] == sum(
         any(s == "black" and l == "四間飛車" and 5 <= p <= 25 for s, l, p in r["reached"])
         for r in rows.values()) > 0
+    listed = runner.invoke(main, ["stats", "games", "--store", str(store), "--format", "json",
+                                  "--limit", "1000", "--label", "四間飛車", "--label-side",
+                                  "black", "--label-from-ply", "5", "--label-to-ply", "25"])
+    assert listed.exit_code == 0, listed.output
+    assert {g["game"] for g in json.loads(listed.output)} == {
+        game for game, r in rows.items()
+        if any(s == "black" and l == "四間飛車" and 5 <= p <= 25 for s, l, p in r["reached"])}
+    empty = runner.invoke(main, ["stats", "games", "--store", str(store), "--label", "居飛車",
+                                 "--label-from-ply", "100000"])
+    assert empty.exit_code == 0 and "nothing in scope" in empty.output
 
 
 def test_each_move_has_its_score_performance_and_the_position_its_history(store, rows):

@@ -209,7 +209,7 @@ def test_label_games_and_game_labels(store, games):
                                                  for l in by_game[example["game"]]["labels"]}
     # the limit counts games (a game both sides reached the label in is one, with two rows)
     assert len({e["game"] for e in stats.label_games(store, label, limit=1)}) == 1
-    with pytest.raises(ValueError, match="unknown castle or opening 'no such castle': did "
+    with pytest.raises(ValueError, match="unknown castle, opening, technique or note 'no such castle': did "
                                          "you mean"):  # issue 29: it answered "no games"
         stats.label_games(store, "no such castle")
     assert stats.game_labels(store, 10 ** 6) == []
