@@ -1,14 +1,15 @@
-"""``kifudb classify``: the castles and openings of every game of some record files.
+"""``kifudb classify``: the castles, openings, techniques and notes of every game of some
+record files.
 
 Each game becomes a plain dict (``path``, ``index``, and for ``black`` and ``white`` the lists
-``castles`` and ``openings`` of ``{"name", "ply"}`` with ``primary_castle`` and
-``primary_opening``; a game whose main line stops at an illegal move is labelled up to it and
+``castles``, ``openings``, ``techniques`` (every ply one was played) and ``notes`` of
+``{"name", "ply"}`` with ``primary_castle`` and ``primary_opening``; a game whose main line stops at an illegal move is labelled up to it and
 says where it stopped in ``stopped``); a file that gives no game becomes one dict with
 ``index`` None and an ``error``::
 
     >>> rows = classify_file("data/samples/games.usi")
     >>> rows[0]["index"], sorted(rows[0]["black"])
-    (0, ['castles', 'openings', 'primary_castle', 'primary_opening'])
+    (0, ['castles', 'notes', 'openings', 'primary_castle', 'primary_opening', 'techniques'])
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def _stop(game) -> dict:
 
 
 def render_text(rows: list, names: PathNames = None) -> str:
-    """A readable listing: each game, then each side's castles and openings with their plies
+    """A readable listing: each game, then each side's labels of each kind with their plies
     (what comes from a record or a file name is ``printable``; paths are shown by ``names``,
     relative to the folder given)."""
     names = names or PathNames()
@@ -85,13 +86,15 @@ def render_text(rows: list, names: PathNames = None) -> str:
                      f"{printable(stop['message'])})")
         for side in ("black", "white"):
             labels = row[side]
-            for kind, key, primary in (("castles", "castles", labels["primary_castle"]),
-                                       ("openings", "openings", labels["primary_opening"])):
+            for kind, primary in (("castles", labels["primary_castle"]),
+                                  ("openings", labels["primary_opening"]),
+                                  ("techniques", None), ("notes", None)):
                 items = ", ".join(f"{'*' if r['name'] == primary else ''}{printable(r['name'])} "
-                                  f"({r['ply']})" for r in labels[key]) or "-"
-                lines.append(f"  {SIDE_MARKS[side]} {kind + ':':10s}{items}")
+                                  f"({r['ply']})" for r in labels[kind]) or "-"
+                lines.append(f"  {SIDE_MARKS[side]} {kind + ':':12s}{items}")
     if rows:
-        lines.append("(* primary label; the number is the ply at which it was first reached)")
+        lines.append("(* primary label; the number is the ply at which it was first reached, "
+                     "for a technique each ply it was played)")
     return "\n".join(lines) + "\n"
 
 
@@ -101,7 +104,8 @@ def render_text(rows: list, names: PathNames = None) -> str:
               show_default=True, help="Output format.")
 @progress_option
 def classify(paths, fmt: str, progress) -> None:
-    """Print the castles (囲い) and openings (戦型) of every game of PATHS (files, folders, globs)."""
+    """Print the castles (囲い), openings (戦型), techniques (手筋) and notes (備考) of every game
+    of PATHS (files, folders, globs)."""
     files = given_files(paths)
     reads = read_files(files, 1, "classify" if wants_progress(progress) else None, labels=True)
     if fmt == "jsonl":

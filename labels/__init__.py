@@ -1,4 +1,5 @@
-"""Castles (囲い) and openings (戦型) of a game, per side, from the definitions in ``labels.toml``.
+"""Castles (囲い), openings (戦型), techniques (手筋) and notes (備考) of a game, per side, from
+the definitions in ``labels/*.toml``.
 
 Labelling depends only on ``core``: ``ingest`` labels each game as it is read, and
 ``store.relabel`` labels the stored games again when the definitions change — the same

@@ -1,7 +1,9 @@
-"""Castles (囲い) and openings (戦型) of a game, from the definitions in ``labels.toml``.
+"""Castles (囲い), openings (戦型), techniques (手筋) and notes (備考) of a game, from the
+definitions in ``labels.toml`` and a file per kind.
 
 ``classify_game`` replays the main line and reports, for each side, every castle and opening
-reached and the ply at which it was first reached (the position after that many moves)::
+reached and the ply at which it was first reached (the position after that many moves), every
+ply at which it played a technique, and the notes of the whole game (``labels.techniques``)::
 
     >>> moves = "7g7f 3c3d 2h6h 8c8d 5i4h 8d8e 4h3h 4a3b 3h2h 7a6b 3i3h".split()
     >>> labels = classify_game("startpos", moves)
@@ -16,11 +18,15 @@ reached and the ply at which it was first reached (the position after that many 
     >>> definitions()["美濃囲い"].english, definitions()["美濃囲い"].parents
     ('Mino castle', ('片美濃囲い',))
 
+    >>> labels.black.techniques, [r.name for r in labels.white.notes]
+    ([], ['短手数'])
+
 How it stays fast: each label is compiled, for each colour, into checks of board squares against
 sets of piece codes; a label is looked at only after a move that changed one of its squares (or
-a hand, or a label it depends on), never again once reached, and not past its ply window, so the
-replay stops at the largest window. The vocabulary of the definitions is documented at the top
-of ``labels.toml``.
+a hand, or a label it depends on), never again once reached, and not past its ply window, so
+castles and openings are no longer looked for after the largest window. Techniques are indexed by
+the move (``labels.techniques``): a move looks only at the patterns it can fire. The vocabulary
+of the definitions is documented at the top of ``labels.toml``.
 """
 
 from __future__ import annotations
@@ -34,20 +40,22 @@ from typing import Iterable, NamedTuple, Optional
 
 from kifudb.core.handicap import EVEN, handicap_name
 from kifudb.core.move import Move
-from kifudb.core.pieces import (BLACK, WHITE, BISHOP, ROOK, PROMOTE, HAND_TYPES, KANJI_TYPES, UNPROMOTED,
-                         unpromoted)
+from kifudb.core.pieces import BLACK, WHITE, BISHOP, KING, ROOK, PROMOTE, UNPROMOTED, unpromoted
 from kifudb.core.position import Position
+from kifudb.labels import techniques as _techniques
+from kifudb.labels.vocabulary import (_ALL_TYPES, _CONDITION_KEYS, DefinitionError,  # noqa: F401
+                                      _compile_condition, _holds, _list, _names,
+                                      _parse_condition, _piece_types, _squares, _turn)
 
 #: The project's definitions: the vocabulary's documentation and defaults, then one file per kind.
 LABELS_PATH = Path(__file__).with_name("labels.toml")
 DEFINITION_FILES = (LABELS_PATH, LABELS_PATH.with_name("castles.toml"),
-                    LABELS_PATH.with_name("openings.toml"))
-KINDS = ("castle", "opening")
+                    LABELS_PATH.with_name("openings.toml"), LABELS_PATH.with_name("techniques.toml"),
+                    LABELS_PATH.with_name("notes.toml"))
+KINDS = ("castle", "opening", "technique", "note")
+#: The kinds reached once, at a ply, with a primary label per side (the others are occurrences).
+_POSITION_KINDS = ("castle", "opening")
 
-_ALL_TYPES = tuple(range(1, 15))
-
-_CONDITION_KEYS = {"own", "theirs", "not_own", "not_theirs", "empty", "hand", "their_hand",
-                   "not_hand", "not_their_hand"}
 _LABEL_KEYS = _CONDITION_KEYS | {
     "name", "english", "parents", "any", "window", "before_capture", "played", "completed_by",
     "requires", "opponent_requires", "not_after", "excludes", "opponent_excludes", "group",
@@ -55,12 +63,9 @@ _LABEL_KEYS = _CONDITION_KEYS | {
 _PLAYED_KEYS = {"piece", "from", "to", "drop", "capture", "promote"}
 
 
-class DefinitionError(ValueError):
-    """A definitions file that does not follow the vocabulary of ``labels.toml``."""
-
-
 class Reached(NamedTuple):
-    """A label and the ply at which it was first reached (the position after ``ply`` moves)."""
+    """A label and the ply at which it was first reached (the position after ``ply`` moves); for
+    a technique, one ply at which it was played; for a note, the ply it speaks of."""
 
     name: str
     ply: int
@@ -68,18 +73,24 @@ class Reached(NamedTuple):
 
 @dataclass
 class SideLabels:
-    """The castles and openings one side reached, in order of first ply, and the primary ones."""
+    """The castles and openings one side reached, in order of first ply, and the primary ones;
+    the techniques it played, one entry per occurrence, in order of ply; the notes of the game
+    that concern it."""
 
     castles: list = field(default_factory=list)
     openings: list = field(default_factory=list)
     primary_castle: Optional[str] = None
     primary_opening: Optional[str] = None
+    techniques: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """Plain data: lists of ``{"name", "ply"}`` and the two primary names."""
         return {"castles": [{"name": r.name, "ply": r.ply} for r in self.castles],
                 "openings": [{"name": r.name, "ply": r.ply} for r in self.openings],
-                "primary_castle": self.primary_castle, "primary_opening": self.primary_opening}
+                "primary_castle": self.primary_castle, "primary_opening": self.primary_opening,
+                "techniques": [{"name": r.name, "ply": r.ply} for r in self.techniques],
+                "notes": [{"name": r.name, "ply": r.ply} for r in self.notes]}
 
 
 @dataclass
@@ -90,11 +101,15 @@ class GameLabels:
     white: SideLabels = field(default_factory=SideLabels)
 
     def rows(self) -> list:
-        """``(side, kind, name, ply, primary)`` for every label, Black first, castles first."""
+        """``(side, kind, name, ply, primary)`` for every label, Black first; castles, openings,
+        techniques (a row per occurrence) and notes in that order (techniques and notes are
+        never primary)."""
         out = []
         for side, labels in (("black", self.black), ("white", self.white)):
             for kind, reached, primary in (("castle", labels.castles, labels.primary_castle),
-                                           ("opening", labels.openings, labels.primary_opening)):
+                                           ("opening", labels.openings, labels.primary_opening),
+                                           ("technique", labels.techniques, None),
+                                           ("note", labels.notes, None)):
                 out.extend((side, kind, r.name, r.ply, r.name == primary) for r in reached)
         return out
 
@@ -108,14 +123,14 @@ class LabelInfo(NamedTuple):
     """What the dashboard and the store need to know about one label."""
 
     name: str
-    kind: str  # "castle" or "opening"
+    kind: str  # "castle", "opening", "technique" or "note"
     english: str
     parents: tuple
     depth: int  # longest chain of parents (0 for a root)
     both_sides: bool
     primary: bool
     handicap: bool
-    window: int
+    window: int  # 0: the whole game (techniques without a window, notes)
     group: str  # "" for none
     note: str
     aliases: tuple  # other spellings in use (別名), each a name a user may give
@@ -127,9 +142,11 @@ class Definitions:
 
     def __init__(self, data: dict, version: str):
         self.version = version
-        self._labels = _parse(data)
-        self.info = {label.name: label.info for label in self._labels}
+        self._labels, techniques, notes, self.info = _parse(data)
         self._compiled = _Compiled(self._labels)
+        self._techniques = _techniques.CompiledTechniques(
+            techniques, {label.name: label.index for label in self._labels})
+        self._notes = _techniques.CompiledNotes(notes, self.descendants)
 
     def __getitem__(self, name: str) -> LabelInfo:
         return self.info[name]
@@ -150,6 +167,16 @@ class Definitions:
     def children(self, name: str) -> list:
         """Labels that name ``name`` among their parents."""
         return [n for n, i in self.info.items() if name in i.parents]
+
+    def descendants(self, name: str) -> set:
+        """A label and every label below it in the parent tree (its kinds)."""
+        out, todo = set(), [name]
+        while todo:
+            one = todo.pop()
+            if one not in out:
+                out.add(one)
+                todo.extend(self.children(one))
+        return out
 
     def ancestors(self, name: str) -> set:
         """Every parent, grandparent … of a label."""
@@ -204,26 +231,56 @@ class _Label:
                  "opponent_excludes", "weight")
 
 
-def _parse(data: dict) -> list:
-    unknown = set(data) - {"defaults", "castle", "opening"}
+class _Entry(NamedTuple):
+    """A technique or a note as the checks of ``_parse`` see it."""
+
+    name: str
+    kind: str
+    info: LabelInfo
+    parsed: tuple  # the techniques module's Technique or Note
+
+
+def _parse(data: dict) -> tuple:
+    """(castles and openings as ``_Label``, techniques, notes, {name: LabelInfo} in file order)."""
+    unknown = set(data) - {"defaults", *KINDS}
     if unknown:
         raise DefinitionError(f"unknown top-level keys: {sorted(unknown)}")
     defaults = data.get("defaults", {})
-    labels, by_name = [], {}
+    labels, entries, by_name = [], [], {}
     for kind in KINDS:
         kind_defaults = defaults.get(kind, {})
         for table in _list(data, kind, "the file", dict):
-            label = _parse_label(table, kind, kind_defaults, len(labels))
+            if kind in _POSITION_KINDS:
+                label = _parse_label(table, kind, kind_defaults, len(labels))
+                labels.append(label)
+            else:
+                label = _parse_other(table, kind, kind_defaults)
             if label.name in by_name:
                 raise DefinitionError(f"{label.name}: defined twice")
             by_name[label.name] = label
-            labels.append(label)
+            entries.append(label)
+
+    def check_names(label, key, names, kinds):
+        for other in names:
+            if other not in by_name:
+                raise DefinitionError(f"{label.name}: {key} names unknown label {other!r}")
+            if by_name[other].kind not in kinds:
+                raise DefinitionError(f"{label.name}: {key} names {other!r}, a "
+                                      f"{by_name[other].kind}; it takes {' or '.join(kinds)}s")
+
     for label in labels:
         for key in ("requires", "opponent_requires", "not_after", "excludes",
                     "opponent_excludes"):
-            for other in getattr(label, key):
-                if other not in by_name:
-                    raise DefinitionError(f"{label.name}: {key} names unknown label {other!r}")
+            check_names(label, key, getattr(label, key), _POSITION_KINDS)
+    for entry in entries[len(labels):]:
+        parsed = entry.parsed
+        if entry.kind == "technique":
+            for key in ("requires", "opponent_requires"):
+                check_names(entry, key, getattr(parsed, key), _POSITION_KINDS)
+        else:
+            for key in ("reached", "opponent_reached", "not_reached", "opponent_not_reached"):
+                check_names(entry, key, getattr(parsed, key), _POSITION_KINDS + ("technique",))
+    for label in entries:
         for alias in label.info.aliases:
             if alias in by_name:
                 raise DefinitionError(f"{label.name}: alias {alias!r} is the name of a label")
@@ -244,8 +301,36 @@ def _parse(data: dict) -> list:
 
     for label in labels:
         label.info = label.info._replace(depth=depth(label.name))
+    info = {e.name: (e.info._replace(depth=depth(e.name)) if e.kind not in _POSITION_KINDS
+                     else e.info) for e in entries}
     _check_requirement_cycles(labels, by_name)
-    return labels
+    techniques = [e.parsed for e in entries if e.kind == "technique"]
+    notes = [e.parsed for e in entries if e.kind == "note"]
+    return labels, techniques, notes, info
+
+
+def _parse_other(table: dict, kind: str, defaults: dict) -> _Entry:
+    """A ``[[technique]]`` or ``[[note]]`` table (their keys: ``labels.techniques``)."""
+    name = table.get("name")
+    if not isinstance(name, str) or not name:
+        raise DefinitionError(f"a {kind} without a name: {table}")
+    english = table.get("english")
+    if not isinstance(english, str) or not english:
+        raise DefinitionError(f"{name}: needs an english name")
+    table = {**defaults, **table}
+    if kind == "technique":
+        parsed = _techniques.parse_technique(table, name)
+        window = parsed.window
+    else:
+        parsed = _techniques.parse_note(table, name)
+        window = 0
+    note, source = table.get("note", ""), table.get("source", "")
+    if not all(isinstance(text, str) for text in (note, source)):
+        raise DefinitionError(f"{name}: note and source are text")
+    info = LabelInfo(name, kind, english, tuple(_list(table, "parents", name, str)), 0, False,
+                     False, False, window, "", note, tuple(_list(table, "aliases", name, str)),
+                     source)
+    return _Entry(name, kind, info, parsed)
 
 
 def _check_requirement_cycles(labels, by_name) -> None:
@@ -324,68 +409,6 @@ def _parse_label(table: dict, kind: str, defaults: dict, index: int) -> _Label:
     return label
 
 
-def _list(table, key, where, item_type) -> list:
-    value = table.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, item_type) for v in value):
-        raise DefinitionError(f"{where}: {key} must be a list of {item_type.__name__}")
-    return value
-
-
-def _names(value, where) -> list:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return value
-    raise DefinitionError(f"{where}: expected a piece name or a list of them, not {value!r}")
-
-
-def _piece_types(text: str, where) -> tuple:
-    """``"金/銀"`` -> (GOLD, SILVER); ``"*"`` -> every type."""
-    if text == "*":
-        return _ALL_TYPES
-    types = []
-    for part in text.split("/"):
-        if part not in KANJI_TYPES:
-            raise DefinitionError(f"{where}: unknown piece {part!r}")
-        types.append(KANJI_TYPES[part])
-    return tuple(types)
-
-
-def _squares(text: str, where) -> tuple:
-    """``"58/47"`` or ``"56-99"`` (a rectangle) -> owner-as-Black square indices."""
-    out = []
-    for part in text.split("/"):
-        corners = part.split("-")
-        if len(corners) > 2 or not all(len(c) == 2 and c.isdigit() and "0" not in c
-                                       for c in corners):
-            raise DefinitionError(f"{where}: bad square {part!r} (two digits 1-9, file then rank)")
-        (f1, r1), (f2, r2) = [(int(c[0]), int(c[1])) for c in (corners[0], corners[-1])]
-        for f in range(min(f1, f2), max(f1, f2) + 1):
-            for r in range(min(r1, r2), max(r1, r2) + 1):
-                out.append((f - 1) * 9 + r - 1)
-    return tuple(dict.fromkeys(out))
-
-
-def _parse_condition(table: dict, where) -> dict:
-    condition = {}
-    for key in ("own", "theirs", "not_own", "not_theirs"):
-        terms = []
-        for text in _list(table, key, where, str):
-            pieces, _, squares = text.strip().partition(" ")
-            if not squares.strip():
-                raise DefinitionError(f"{where}: {key} entry {text!r} needs a piece and squares")
-            terms.append((_piece_types(pieces, where), _squares(squares.strip(), where)))
-        condition[key] = terms
-    condition["empty"] = [s for text in _list(table, "empty", where, str)
-                          for s in _squares(text.strip(), where)]
-    for key in ("hand", "their_hand", "not_hand", "not_their_hand"):
-        types = [t for text in _list(table, key, where, str) for t in _piece_types(text, where)]
-        if not all(t in HAND_TYPES for t in types):
-            raise DefinitionError(f"{where}: {key} takes pieces that can be held in hand")
-        condition[key] = types
-    return condition
-
-
 def _parse_played(table: dict, where) -> dict:
     unknown = set(table) - _PLAYED_KEYS
     if unknown or "piece" not in table:
@@ -404,32 +427,6 @@ def _parse_played(table: dict, where) -> dict:
 
 # ----- compiling ---------------------------------------------------------------------------------
 
-def _turn(sq: int, side: int) -> int:
-    """A square seen from the owner (as if Black) -> the board square for ``side``."""
-    return 80 - sq if side == WHITE else sq
-
-
-def _compile_condition(condition: dict, side: int) -> tuple:
-    """(required, forbidden, empty, hands, alternatives) with board squares and piece codes:
-    required/forbidden are (squares, codes) pairs, hands (colour, type, wanted present)."""
-    other = side ^ 1
-
-    def terms(key, colour):
-        return tuple((tuple(_turn(s, side) for s in squares),
-                      frozenset(t + 16 * colour for t in types))
-                     for types, squares in condition[key])
-
-    required = terms("own", side) + terms("theirs", other)
-    forbidden = terms("not_own", side) + terms("not_theirs", other)
-    empty = tuple(_turn(s, side) for s in condition["empty"])
-    hands = tuple([(side, t, True) for t in condition["hand"]]
-                  + [(other, t, True) for t in condition["their_hand"]]
-                  + [(side, t, False) for t in condition["not_hand"]]
-                  + [(other, t, False) for t in condition["not_their_hand"]])
-    alternatives = tuple(_compile_condition(a, side) for a in condition.get("any", []))
-    return required, forbidden, empty, hands, alternatives
-
-
 def _triggers(compiled: tuple, arrive: set, leave: set, hands: set) -> None:
     """Collect the events that can make a compiled condition true: a piece code arriving on a
     square (``(code, s)`` in arrive: a required piece), a piece code leaving a square or being
@@ -445,32 +442,6 @@ def _triggers(compiled: tuple, arrive: set, leave: set, hands: set) -> None:
     hands.update((colour, present) for colour, _, present in hand_terms)
     for alternative in alternatives:
         _triggers(alternative, arrive, leave, hands)
-
-
-def _holds(compiled: tuple, board: list, hands: list) -> bool:
-    required, forbidden, empty, hand_terms, alternatives = compiled
-    for squares, codes in required:
-        for s in squares:
-            if board[s] in codes:
-                break
-        else:
-            return False
-    for s in empty:
-        if board[s]:
-            return False
-    for squares, codes in forbidden:
-        for s in squares:
-            if board[s] in codes:
-                return False
-    for colour, t, present in hand_terms:
-        if (hands[colour][t] > 0) is not present:
-            return False
-    if alternatives:
-        for alternative in alternatives:
-            if _holds(alternative, board, hands):
-                return True
-        return False
-    return True
 
 
 class _Compiled:
@@ -574,21 +545,28 @@ def _move_matches(matcher: tuple, piece_type: int, move: Move, captured_type: in
 
 def classify_game(start_sfen: str, moves: Iterable,
                   defs: Optional[Definitions] = None) -> GameLabels:
-    """The castles and openings of a game: ``start_sfen`` (an SFEN or ``"startpos"``) and the
-    legal main line ``moves`` (``core.move.Move`` values or USI strings; trusted, not checked).
+    """The labels of a game: ``start_sfen`` (an SFEN or ``"startpos"``) and the legal main line
+    ``moves`` (``core.move.Move`` values or USI strings; trusted, not checked).
 
-    An even game is looked at for every label; a standard handicap game only for castles and
-    the openings marked ``handicap``, of the side with the full army (下手, Black); a game from
-    any other position gets no labels. Nothing is looked for in the start position itself.
+    An even game is looked at for every label; a standard handicap game only for castles, the
+    openings marked ``handicap`` and techniques, of the side with the full army (下手, Black),
+    and gets no notes; a game from any other position gets no labels. Nothing is looked for in
+    the start position itself. Castles and openings are looked for up to the largest window;
+    techniques after every move of the game; notes at its end.
     """
     defs = defs or definitions()
     c = defs._compiled
+    tc = defs._techniques
     setup, start_board, start_hands, turn = _start(start_sfen)
     if setup is None:
         return GameLabels()
-    board = list(start_board)
+    moves = moves if isinstance(moves, (list, tuple)) else list(moves)
+    # the board lives in a Position so that its (compiled) attack test can be asked about it
+    holder = _start_position(start_sfen).copy()
+    board = holder.board
     hands = [list(start_hands[0]), list(start_hands[1])]
-    if setup == EVEN:
+    even = setup == EVEN
+    if even:
         alive = [[True] * c.n, [True] * c.n]
     else:
         alive = [[k == "castle" or h for k, h in zip(c.kind, c.handicap)], [False] * c.n]
@@ -600,74 +578,161 @@ def classify_game(start_sfen: str, moves: Iterable,
     has_played, not_after = c.has_played, c.not_after
     rook_taken = bishop_taken = False
     max_ply = c.max_window
+    # techniques: per side, [(technique, ply)] in order; which sides are looked at
+    occurrences = [[], []]
+    fired = [[0] * tc.n, [0] * tc.n]  # side -> technique -> last ply it fired
+    labelled = (True, even)
+    facts = _techniques.GameFacts()
+    m = _techniques.MoveFacts()
+    m.kings = [None, None]
+    for s, code in enumerate(board):
+        if code & 15 == KING:
+            m.kings[code >> 4] = s
+    m.previous = m.own_previous = None
+    m.attacked = holder.attacked
+    material = m.material = [list(start_hands[0]), list(start_hands[1])]
+    for code in board:
+        if code and code & 15 != KING:
+            material[code >> 4][UNPROMOTED[code & 15]] += 1
+    last_ply = len(moves)
+    track, once, tech_window = _techniques.track, tc.once, tc.window
+    slots = tc.slots
+    kings = m.kings
     ply = 0
     for move in moves:
-        if ply >= max_ply:
-            break
         if isinstance(move, str):
             move = Move.from_usi(move)
         ply += 1
         mover = turn
         turn ^= 1
         frm, to = move.from_square, move.to_square
-        captured_type = 0
+        captured_type = captured = 0
         if frm is None:
             moved_type = move.drop
-            board[to] = moved_type + 16 * mover
+            code = after = moved_type + 16 * mover
+            board[to] = code
             hands[mover][moved_type] -= 1
-            candidates = c.watch_arrive[board[to]][to] + c.watch_drop[mover]
         else:
             code = board[frm]
             moved_type = UNPROMOTED[code & 15]
             captured = board[to]
-            board[to] = code + PROMOTE if move.promotion else code
+            after = code + PROMOTE if move.promotion else code
+            board[to] = after
             board[frm] = 0
-            candidates = c.watch_arrive[board[to]][to] + c.watch_leave[code][frm]
             if captured:
                 captured_type = UNPROMOTED[captured & 15]
                 hands[mover][captured_type] += 1
-                candidates = candidates + c.watch_leave[captured][to] + c.watch_capture[mover]
-                if captured_type == ROOK and not rook_taken:
-                    rook_taken = True
-                    _retire(alive, c.before_rook)
-                elif captured_type == BISHOP and not bishop_taken:
-                    bishop_taken = True
-                    _retire(alive, c.before_bishop)
-        if c.played_by_type[mover][moved_type]:
-            candidates = candidates + _played_now(c, played, mover, moved_type, move, captured_type)
-        while candidates:
-            newly = []
-            for i, side in candidates:
-                if not alive[side][i]:
-                    continue
-                if ply > window[i]:
-                    alive[side][i] = False
-                    continue
-                if completed_by[i] and (side != mover or moved_type not in completed_by[i]):
-                    continue
-                if has_played[i]:
-                    flags = played[side][i]
-                    if flags is None or not all(flags):
+                material[mover][captured_type] += 1
+                material[turn][captured_type] -= 1
+            if moved_type == KING:
+                kings[mover] = to
+        if captured_type == 5 or moved_type == 5 or (captured_type > 1 and facts.outbreak is None):
+            track(facts, ply, mover, moved_type, captured_type, board, hands)
+        if ply <= max_ply:
+            if frm is None:
+                candidates = c.watch_arrive[after][to] + c.watch_drop[mover]
+            else:
+                candidates = c.watch_arrive[after][to] + c.watch_leave[code][frm]
+                if captured:
+                    candidates = candidates + c.watch_leave[captured][to] + c.watch_capture[mover]
+                    if captured_type == ROOK and not rook_taken:
+                        rook_taken = True
+                        _retire(alive, c.before_rook)
+                    elif captured_type == BISHOP and not bishop_taken:
+                        bishop_taken = True
+                        _retire(alive, c.before_bishop)
+            if c.played_by_type[mover][moved_type]:
+                candidates = candidates + _played_now(c, played, mover, moved_type, move,
+                                                      captured_type)
+            while candidates:
+                newly = []
+                for i, side in candidates:
+                    if not alive[side][i]:
                         continue
-                if requires[i] and any(reached[side][j] is None for j in requires[i]):
+                    if ply > window[i]:
+                        alive[side][i] = False
+                        continue
+                    if completed_by[i] and (side != mover or moved_type not in completed_by[i]):
+                        continue
+                    if has_played[i]:
+                        flags = played[side][i]
+                        if flags is None or not all(flags):
+                            continue
+                    if requires[i] and any(reached[side][j] is None for j in requires[i]):
+                        continue
+                    if opponent_requires[i] and any(reached[side ^ 1][j] is None
+                                                    for j in opponent_requires[i]):
+                        continue
+                    if not_after[i] and any(reached[side][j] is not None for j in not_after[i]):
+                        alive[side][i] = False
+                        continue
+                    if _holds(condition[side][i], board, hands):
+                        newly.append((i, side))
+                        if both_sides[i]:
+                            newly.append((i, side ^ 1))
+                candidates = []
+                for i, side in newly:
+                    if alive[side][i]:
+                        alive[side][i] = False
+                        reached[side][i] = ply
+                        candidates.extend((j, side if same else side ^ 1)
+                                          for j, same in dependents[i])
+        key = (((mover * 32 + code) * 2 + (frm is None)) * 81 + to) * 15 + (captured & 15)
+        lists = slots.get(key) or tc.lists(key)
+        clauses = lists[0]
+        if lists[1] and ply == last_ply:
+            clauses = clauses + lists[1]
+        if lists[2] and 0 not in board[to - to % 9:to - to % 9 + 9]:
+            clauses = clauses + lists[2]
+        king = kings[turn]
+        if lists[4] and king is not None and -2 <= king // 9 - to // 9 <= 2 \
+                and -2 <= king % 9 - to % 9 <= 2:
+            clauses = clauses + lists[4]
+        if lists[3] and king is not None and holder.attacked(king, mover):
+            clauses = clauses + lists[3]
+        if clauses:
+            m.ply, m.mover, m.frm, m.to, m.before, m.after, m.captured = (
+                ply, mover, frm, to, code, after, captured)
+            m.promoted, m.last, m.targets = move.promotion, ply == last_ply, None
+            for clause in clauses:
+                if not clause.test(m, board, hands):
                     continue
-                if opponent_requires[i] and any(reached[side ^ 1][j] is None
-                                                for j in opponent_requires[i]):
+                t, owner = clause.technique, clause.owner
+                last = fired[owner][t]
+                if last == ply or (last and once[t]) or ply > tech_window[t]:
+                    continue  # (last == ply: another clause of it fired with this move)
+                if tc.requires[t] and any(reached[owner][j] is None for j in tc.requires[t]):
                     continue
-                if not_after[i] and any(reached[side][j] is not None for j in not_after[i]):
-                    alive[side][i] = False
+                if tc.opponent_requires[t] and any(reached[owner ^ 1][j] is None
+                                                   for j in tc.opponent_requires[t]):
                     continue
-                if _holds(condition[side][i], board, hands):
-                    newly.append((i, side))
-                    if both_sides[i]:
-                        newly.append((i, side ^ 1))
-            candidates = []
-            for i, side in newly:
-                if alive[side][i]:
-                    alive[side][i] = False
-                    reached[side][i] = ply
-                    candidates.extend((j, side if same else side ^ 1) for j, same in dependents[i])
-    return _result(c, reached)
+                fired[owner][t] = ply
+                occurrences[owner].append((t, ply))
+        m.own_previous = m.previous
+        m.previous = (frm, to, code, after, captured)
+    facts.plies = ply
+    facts.board, facts.hands = board, hands
+    result = _result(c, reached)
+    for side, labels in ((BLACK, result.black), (WHITE, result.white)):
+        if labelled[side]:
+            labels.techniques = [Reached(tc.names[t], p) for t, p in occurrences[side]]
+    if even and ply:
+        _add_notes(defs, result, facts)
+    return result
+
+
+def _add_notes(defs: Definitions, result: GameLabels, facts) -> None:
+    """The notes of the game, from the labels both sides have and the facts of the game."""
+    sides = (result.black, result.white)
+    named = [{r.name for r in s.castles + s.openings + s.techniques} for s in sides]
+    for side, found in enumerate(_techniques.note_plies(defs._notes, facts, named)):
+        sides[side].notes = [Reached(defs._notes.notes[i].name, ply) for i, ply in found]
+
+
+@lru_cache(maxsize=256)
+def _start_position(start_sfen: str) -> Position:
+    """The start position, read once (copy it before playing on it)."""
+    return Position.from_sfen(start_sfen)
 
 
 @lru_cache(maxsize=256)

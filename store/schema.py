@@ -40,11 +40,12 @@ tables:
   colour``), ``count``, ``from_ply``, ``to_ply`` (not included); sorted by place, piece, game
   and ply, so a condition on one square reads the row groups of that square. A batch written
   before placements existed has none (``Store.table_files``); ``kifudb relabel`` adds them.
-* ``labels``: the castles (囲い) and openings (戦型) each side of a game reached
-  (``labels.classify``): ``game``, ``side`` (black/white), ``kind`` (castle/opening),
-  ``label``, ``ply`` (when first reached), ``primary`` (the side's most specific castle or
-  opening), ``batch``. The manifest's ``labels`` entry names the definitions' version and the
-  batch from which labels count (``kifudb relabel`` writes a batch of labels for every game).
+* ``labels``: the castles (囲い), openings (戦型), techniques (手筋) and notes (備考) of each
+  side of a game (``labels.classify``): ``game``, ``side`` (black/white), ``kind`` (castle,
+  opening, technique or note), ``label``, ``ply`` (when first reached; a technique's every ply,
+  a note's the ply it speaks of), ``primary`` (the side's most specific castle or opening),
+  ``batch``. The manifest's ``labels`` entry names the definitions' version and the batch from
+  which labels count (``kifudb relabel`` writes a batch of labels for every game).
 * ``analysis``: a USI engine's judgement of a position (``kifudb.analysis``), once per position
   whatever number of games reach it, **sorted by key**: ``key``, ``engine`` (the name the engine
   gives, with its version), ``limit`` (what bounded the search, as text: ``nodes=20000``),

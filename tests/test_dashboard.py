@@ -445,7 +445,7 @@ def test_game_viewer_shows_variations_comments_and_labels(db, rich_game):
     assert len(buttons) == one(db, "SELECT count(*) FROM labels WHERE game = ?", labelled)
     side, kind, label, ply = db.execute("SELECT side, kind, label, ply FROM labels WHERE game = ? "
                                         "ORDER BY ply DESC LIMIT 1", [labelled]).fetchone()
-    run(at.button(key=f"label-{side}-{kind}-{label}").click())
+    run(at.button(key=f"label-{side}-{kind}-{label}-{ply}").click())
     assert boards(at)[0] == replayed(db, labelled, ply)
 
 
@@ -558,7 +558,26 @@ def test_openings_and_castles_match_the_labels(db):
                 label)
     assert any(m.label.startswith(f"▲先手 · {black:,} games") for m in at.metric) or black == 0
     examples = next(d.value for d in at.dataframe if d.key and d.key.startswith("examples-"))
-    assert len(examples) == min(20, one(db, "SELECT count(*) FROM labels WHERE label = ?", label))
+    assert examples["game"].nunique() == min(20, one(  # 20 games, a row for each side in each
+        db, "SELECT count(DISTINCT game) FROM labels WHERE label = ?", label))
+    first = examples.iloc[0]
+    assert boards(at)[0] == replayed(db, int(first["game"]), int(first["ply"]))
+
+
+@pytest.mark.parametrize("kind", ["technique", "note"])
+def test_techniques_and_notes_have_the_page_of_castles(db, kind):
+    """Issue 32: the Openings & castles page covers every kind of label: each technique (at
+    every ply it was played) and note, with its counts and examples opening at its ply."""
+    at = page("openings", kind=kind)
+    assert at.segmented_control(key="kind").value == kind
+    found = {label for (label,) in db.execute("SELECT DISTINCT label FROM labels WHERE kind = "
+                                              "?", [kind]).fetchall()}
+    study = at.selectbox(key="study")
+    assert found and {o.split(" · ")[0] for o in study.options} == found
+    label = study.value
+    examples = next(d.value for d in at.dataframe if d.key and d.key.startswith("examples-"))
+    assert examples["game"].nunique() == min(20, one(  # 20 games, a row for each side in each
+        db, "SELECT count(DISTINCT game) FROM labels WHERE label = ?", label))
     first = examples.iloc[0]
     assert boards(at)[0] == replayed(db, int(first["game"]), int(first["ply"]))
 

@@ -396,28 +396,34 @@ def pick_move(part: pl.DataFrame, key: str, record: dict, ply: int, game: int) -
 
 
 def labels_tab(game: int, last: int, handicap: bool) -> None:
-    """Each side's castles and openings in the order reached (★ the side's main one); a click
-    goes to the ply where it was reached."""
+    """Each side's castles, openings, techniques (at every ply one was played) and notes, in
+    the order reached (★ the side's main castle and opening); a click goes to the ply where it
+    was reached."""
     found = game_labels(game)
     if not found:
-        st.caption("No castle or opening recognised in this game.")
+        st.caption("No castle, opening, technique or note recognised in this game.")
         return
     by_side = defaultdict(list)
     for label in found:
-        by_side[label["side"]].append(label)
+        by_side[label["side"], label["kind"]].append(label)
     for side in ("black", "white"):
         st.markdown(f"**{display.side_name(side, handicap)}**")
-        with st.container(horizontal=True):
-            for label in by_side.get(side, ()):
-                kind = "囲い" if label["kind"] == "castle" else "戦型"
-                star = "★ " if label["primary"] else ""
-                english = stats.label_names().get(label["label"])
-                st.button(display.plain(f"{star}{label['label']} · {kind} · {label['ply']}手"),
-                          key=f"label-{side}-{label['kind']}-{label['label']}",
-                          on_click=go_to, args=(game, min(label["ply"] or 0, last)),
-                          help=(f"{display.plain(english)}. " if english else "")
-                          + "Go to the ply where it was reached"
-                          + (" (the side's main one)" if star else ""))
+        for kind, title in display.KINDS.items():
+            reached = by_side.get((side, kind), ())
+            if not reached:
+                continue
+            short = title.split()[0]  # 囲い, 戦型, 手筋, 備考
+            with st.container(horizontal=True):
+                for label in reached:
+                    star = "★ " if label["primary"] else ""
+                    english = stats.label_names().get(label["label"])
+                    st.button(display.plain(f"{star}{label['label']} · {short} · "
+                                            f"{label['ply']}手"),
+                              key=f"label-{side}-{kind}-{label['label']}-{label['ply']}",
+                              on_click=go_to, args=(game, min(label["ply"] or 0, last)),
+                              help=(f"{display.plain(english)}. " if english else "")
+                              + "Go to the ply where it was reached"
+                              + (" (the side's main one)" if star else ""))
 
 
 def variations_tab(record: dict, handicap: bool = False) -> None:
