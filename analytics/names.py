@@ -87,7 +87,7 @@ def label_name(value, what: str = "label") -> str:
 
 def label_family(name: str) -> tuple:
     """A label and every label below it in the family tree (its children, theirs …), the label
-    first::
+    first, the others in the definitions' order::
 
         >>> family = label_family("美濃囲い")
         >>> family[0], "高美濃囲い" in family, "銀冠" in family, "矢倉囲い" in family
@@ -96,13 +96,8 @@ def label_family(name: str) -> tuple:
     from kifudb.labels.classify import definitions
 
     known = definitions()
-    found, todo = [name], [name]
-    while todo:
-        for child in known.children(todo.pop()):
-            if child not in found:
-                found.append(child)
-                todo.append(child)
-    return tuple(found)
+    below = known.descendants(name) - {name}
+    return (name, *(other for other in known if other in below))
 
 
 def handicap_name(value, what: str = "handicap") -> str:

@@ -168,6 +168,11 @@ class Definitions:
         """Labels that name ``name`` among their parents."""
         return [n for n, i in self.info.items() if name in i.parents]
 
+    def condition(self, name: str) -> Optional[dict]:
+        """The position a castle or opening asks for, as read from its definition (squares as
+        if its owner were Black: ``labels.shapes`` draws it); None for other kinds."""
+        return next((label.condition for label in self._labels if label.name == name), None)
+
     def descendants(self, name: str) -> set:
         """A label and every label below it in the parent tree (its kinds)."""
         out, todo = set(), [name]

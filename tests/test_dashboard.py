@@ -562,6 +562,10 @@ def test_openings_and_castles_match_the_labels(db):
         db, "SELECT count(DISTINCT game) FROM labels WHERE label = ?", label))
     first = examples.iloc[0]
     assert boards(at)[0] == replayed(db, int(first["game"]), int(first["ply"]))
+    # issue 32: beside it, the castle's shape as its definition asks for it
+    from kifudb.labels.shapes import shape_sfen
+
+    assert boards(at)[1] == shape_sfen(label).rsplit(" ", 1)[0]
 
 
 @pytest.mark.parametrize("kind", ["technique", "note"])

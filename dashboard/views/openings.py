@@ -16,10 +16,12 @@ import streamlit as st
 
 from kifudb.analytics import stats
 from kifudb.analytics.filters import GameFilter
+from kifudb.core.position import Position
 from kifudb.dashboard import board, charts, display, engine_analysis, filters, nav
 from kifudb.dashboard.games_table import games_table
 from kifudb.dashboard.tables import CLICK, as_percent, percent_column, picked_in
 from kifudb.dashboard.state import require_store, stored
+from kifudb.labels.shapes import shape_sfen
 
 label_frequencies = stored(stats.label_frequencies)
 win_rates = stored(stats.win_rates)
@@ -58,8 +60,8 @@ def pick_label(rates: list, kind: str) -> str | None:
 
 
 def label_panel(label: str, rates: list, chosen: GameFilter, kind: str = "castle") -> None:
-    """The board where the label was reached in its latest game, its numbers per side, and
-    example games (a click opens one at that ply)."""
+    """The board where the label was reached in its latest game, the shape its definition asks
+    for, its numbers per side, and example games (a click opens one at that ply)."""
     examples = label_games(label, limit=20, filters=chosen)
     left, right = st.columns([5, 7], gap="medium")
     with left:
@@ -69,6 +71,11 @@ def label_panel(label: str, rates: list, chosen: GameFilter, kind: str = "castle
                                   f"{display.label_text(label)} — reached by "
                                   f"{display.SIDES[first['side']]} at ply {first['ply']} of "
                                   f"game {first['game']}")
+        shape = shape_sfen(label)
+        if shape is not None:
+            board.show_board(Position.from_sfen(shape), last_move=False, size=300, sfen=False,
+                             caption=f"{label}: the shape its definition asks for, ▲ as its "
+                                     f"owner (each piece on the first square it allows)")
     with right:
         cells = st.columns(2)
         for cell, side in zip(cells, ("black", "white")):
