@@ -119,10 +119,13 @@ class GameFilter:
       (``持ち時間``, CSA ``$TIME_LIMIT``; games that state none are left out);
     - ``engine``: True keeps the games in which the record shows an engine playing (a side's
       engine name, ``ingest.evaluation.engines``), False those in which it shows none;
-    - ``label``: a castle or opening (``labels.classify``) reached by either side, or by
-      ``label_side`` (``black`` or ``white``) only; named as ``labels.toml`` names it or by
-      its English name (``Fourth-file rook`` is ``四間飛車``); an unknown name is refused, with
-      the nearest (``analytics.names``).
+    - ``label``: a castle, opening, technique or note (``labels.classify``; several joined by
+      commas: each of them) reached by either side, or by ``label_side`` (``black`` or
+      ``white``) only; named as its definition names it, by an alias or by its English name
+      (``Fourth-file rook`` is ``四間飛車``); an unknown name is refused, with the nearest
+      (``analytics.names``); ``label_family``: one of its family counts too (``美濃囲い``
+      finds ``高美濃囲い``); ``label_from_ply``, ``label_to_ply``: reached (a technique played)
+      within these plies, inclusive.
     """
 
     player: Optional[str] = None

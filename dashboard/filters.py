@@ -105,7 +105,7 @@ _RATING_OF = {"both players": None, "the player to move": "mover"}
 
 def _more_filters(sidebar) -> dict:
     """The rarer filters, folded: result, the top of a rating band, time control, engine or
-    not, a castle or opening reached (by either side or one): ``GameFilter`` fields."""
+    not, labels reached (by either side or one, within plies): ``GameFilter`` fields."""
     with sidebar.expander("More filters", icon=":material/tune:"):
         result = st.selectbox("Result", list(_RESULTS), key="f_result")
         max_rating = int(st.number_input("Both players rated at most", min_value=0,

@@ -877,7 +877,7 @@ class Stats:
     def label_frequencies(self, kind: str = "castle", *, by_year: bool = False,
                           min_games: int = 1, primary_only: bool = False,
                           filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
-        """How often each side reached each castle or opening (``kifudb stats labels``).
+        """How often each side reached each label of ``kind`` (``kifudb stats labels``).
 
         >>> db.stats.label_frequencies("opening", min_games=8).select("side", "label", "games").rows()
         [('black', '居飛車', 13), ('white', '居飛車', 12), ('black', '相居飛車', 8), ('white', '相居飛車', 8)]
@@ -890,7 +890,7 @@ class Stats:
 
     def win_rates(self, kind: str = "castle", *, min_games: int = 1, primary_only: bool = False,
                   filters: Optional[GameFilter] = None, **fields) -> pl.DataFrame:
-        """How each castle or opening scores for the side that reached it (``kifudb stats
+        """How each label of ``kind`` scores for the side that reached it (``kifudb stats
         winrates``).
 
         >>> db.stats.win_rates("opening", min_games=10).select("side", "label", "score").rows()
@@ -925,7 +925,7 @@ class Stats:
         return frame(rows, COLUMNS["label_games"])
 
     def game_labels(self, game: int) -> pl.DataFrame:
-        """The castles and openings of one game, in the order they were reached.
+        """The labels of one game (castles, openings, techniques, notes), in the order reached.
 
         >>> db.stats.game_labels(1).filter(side="white", primary=True).select("kind", "label", "ply").rows()
         [('opening', '四間飛車', 6), ('castle', '振り飛車穴熊', 26)]

@@ -70,7 +70,8 @@ def _show(output: str, data, headers: list, rows: list, right=frozenset()) -> No
 
 @click.group()
 def stats() -> None:
-    """Statistics over the store: results, castles and openings, players."""
+    """Statistics over the store: results, labels (castles, openings, techniques, notes),
+    players."""
 
 
 @stats.command()
@@ -156,7 +157,7 @@ def _label_options(command):
 @_guard
 def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only: bool,
            min_games: int, **kwargs) -> None:
-    """How often each side reached each castle or opening."""
+    """How often each side reached each castle, opening, technique or note (--kind)."""
     data = _stats().label_frequencies(_open_store(store_dir), kind, by_year=by_year,
                                       min_games=min_games, primary_only=primary_only,
                                       filters=game_filter(kwargs))
@@ -173,7 +174,7 @@ def labels(store_dir: Path, output: str, kind: str, by_year: bool, primary_only:
 @_guard
 def winrates(store_dir: Path, output: str, kind: str, primary_only: bool, min_games: int,
              **kwargs) -> None:
-    """How each castle or opening scores for the side that played it."""
+    """How each castle, opening, technique or note scores for the side that played it."""
     data = _stats().win_rates(_open_store(store_dir), kind, min_games=min_games,
                               primary_only=primary_only, filters=game_filter(kwargs))
     _show(output, data, ["side", kind, "games", "won", "lost", "drawn", "score", "of decided",
@@ -362,7 +363,8 @@ def findings(store_dir: Path, output: str, code, severity, path_part, limit: int
 @click.option("--progress/--no-progress", default=None, help="A progress bar (default: on a terminal).")
 @_guard
 def relabel(store_dir: Path, progress) -> None:
-    """Label every stored game again with the current castle and opening definitions."""
+    """Label every stored game again with the current definitions (castles, openings,
+    techniques, notes)."""
     from kifudb.store.relabel import relabel as relabel_store
 
     store = _open_store(store_dir)

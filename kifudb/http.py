@@ -752,7 +752,8 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
         function = _stats.results_by_year if by == "year" else _stats.results_by_reason
         return JsonAnswer(await statistic(function, filters=chosen.filter))
 
-    @api.get("/stats/labels", summary="How often each side reached each castle or opening")
+    @api.get("/stats/labels",
+             summary="How often each side reached each label (castle, opening, technique, note)")
     async def labels(kind: _KINDS = "castle", by_year: bool = False,
                      min_games: int = Query(1, ge=1, le=1_000_000), primary: bool = False,
                      chosen: Filters = Depends(_filters)) -> JsonAnswer:
@@ -760,7 +761,8 @@ def app(store_path, timeout: float = DEFAULT_TIMEOUT, lookups: tuple = LOOKUPS,
                                           min_games=min_games, primary_only=primary,
                                           filters=chosen.filter))
 
-    @api.get("/stats/winrates", summary="How each castle or opening scores for its side")
+    @api.get("/stats/winrates",
+             summary="How each label (castle, opening, technique, note) scores for its side")
     async def winrates(kind: _KINDS = "castle", min_games: int = Query(1, ge=1, le=1_000_000),
                        primary: bool = False, chosen: Filters = Depends(_filters)) -> JsonAnswer:
         return JsonAnswer(await statistic(_stats.win_rates, kind, min_games=min_games,

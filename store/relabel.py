@@ -1,4 +1,4 @@
-"""``kifudb relabel``: label every stored game again, after the castle and opening definitions
+"""``kifudb relabel``: label every stored game again, after the definitions of the labels
 (``labels/labels.toml``) changed.
 
 Labels are computed at ingest, with the definitions of the day; the manifest remembers their

@@ -5,8 +5,8 @@ Where the store holds an engine analysis (``kifudb analyse``), the accuracy, ave
 judgements of the moves of the side that played each one (its main one: ``analytics.accuracy``),
 with the games and moves behind them: beside the label studied, and for every label in a tab.
 
-The URL holds ``kind`` (castle or opening), ``study`` (the label studied) and the
-sidebar's filters (``dashboard.filters``; ``label`` is the filter "castle or opening reached").
+The URL holds ``kind`` (castle, opening, technique or note), ``study`` (the label studied) and the
+sidebar's filters (``dashboard.filters``; ``label`` is the filter "castle, opening or technique reached").
 """
 
 from __future__ import annotations

@@ -120,8 +120,9 @@ def main() -> None:
     size_metrics(size)
     ingest_metrics(size)
     if not size.get("labels_current", True):
-        st.warning(f"The castles and openings were computed with older definitions "
-                   f"({size['labels_version']}): run `kifudb relabel` to bring them up to date.",
+        st.warning(f"The labels (castles, openings, techniques, notes) were computed with older "
+                   f"definitions ({size['labels_version']}): run `kifudb relabel` to bring them "
+                   f"up to date.",
                    icon=":material/label:")
     st.subheader("Results")
     results_glance(size)
