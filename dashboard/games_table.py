@@ -23,12 +23,17 @@ _WIDTHS = {"game": 44, "ply": 36, "date": 80, "black": 80, "white": 80, "result"
 NARROWEST = 566
 
 
+#: What a column of a caller's own (``extra``, sized by Streamlit) is counted as.
+_OTHER = 60
+
+
 def _widths(shown: list) -> dict:
-    """The widths of the columns ``shown``: the event's is the rest of ``NARROWEST``."""
-    widths = {column: _WIDTHS[column] for column in shown}
+    """The widths of the table's own columns among ``shown``: the event's is the rest of
+    ``NARROWEST`` (a caller's extra column counted as ``_OTHER``)."""
+    widths = {column: _WIDTHS[column] for column in shown if column in _WIDTHS}
     if "event" in widths:
-        rest = NARROWEST - sum(w for column, w in widths.items() if column != "event")
-        widths["event"] = max(_WIDTHS["event"], rest)
+        others = sum(_WIDTHS.get(column, _OTHER) for column in shown if column != "event")
+        widths["event"] = max(_WIDTHS["event"], NARROWEST - others)
     return widths
 
 
