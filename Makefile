@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml setup.py
 
 # compile again whenever a source may have changed; without a C compiler, one line says so and
 # the interpreted source runs
-$(NATIVE): $(STAMP) tools/build_native.py $(wildcard core/*.py core/notation/*.py ingest/*.py)
+$(NATIVE): $(STAMP) tools/build_native.py $(wildcard core/*.py core/notation/*.py ingest/*.py labels/*.py)
 	$(BIN)/python tools/build_native.py
 
 native: $(NATIVE)

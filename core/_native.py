@@ -3,8 +3,9 @@
 The modules of ``COMPILED`` are plain Python, and ``make`` also compiles them with mypyc
 (``tools/build_native.py``) when a C compiler is there: the extension modules land beside the
 sources, and Python imports them in preference. The same source then runs as machine code.
-They are the engine (``core``) and the hot readers of ``ingest`` (the KIF and CSA readers, the
-record builder and its records, the replay).
+They are the engine (``core``), the hot readers of ``ingest`` (the KIF and CSA readers, the
+record builder and its records, the replay) and the labeller (``labels``, but for the players'
+names and the shapes).
 
 ``choose()`` runs first thing in ``import kifudb.core`` (and ``kifudb.ingest`` imports
 ``kifudb.core`` first)
@@ -37,7 +38,8 @@ from typing import Optional, Sequence
 ROOT = Path(__file__).resolve().parent.parent
 #: The modules mypyc compiles (one shared library, ``kifudb.core.compiled__mypyc``), as source
 #: paths under ``ROOT``:
-#: the engine, and the readers' hot path (``Findings``, a ``list`` subclass, stays interpreted).
+#: the engine, the readers' hot path (``Findings``, a ``list`` subclass, stays interpreted) and
+#: the labeller (``labels``: castles, openings, techniques and notes).
 COMPILED = (
     "core/pieces.py", "core/numbers.py", "core/tables.py", "core/key.py", "core/move.py", "core/position.py",
     "core/game.py", "core/handicap.py", "core/impasse.py", "core/placement.py",
@@ -47,6 +49,7 @@ COMPILED = (
     "core/notation/written.py", "core/notation/bod.py",
     "ingest/record.py", "ingest/builder.py", "ingest/kif.py", "ingest/csa.py",
     "ingest/headers.py", "ingest/result.py", "ingest/validate.py", "ingest/evaluation.py",
+    "labels/vocabulary.py", "labels/attacks.py", "labels/techniques.py", "labels/classify.py",
 )
 #: What the build wrote: ``{"extension_suffix": ..., "sources": {path: sha256}}``.
 BUILD_RECORD = ROOT / "core" / "compiled.json"

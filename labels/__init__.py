@@ -5,3 +5,5 @@ Labelling depends only on ``core``: ``ingest`` labels each game as it is read, a
 ``store.relabel`` labels the stored games again when the definitions change — the same
 ``labels.classify.classify_game`` in both places.
 """
+
+import kifudb.core  # noqa: F401 first: ``core._native`` picks the compiled build or the source (ours too)

@@ -16,13 +16,15 @@ from __future__ import annotations
 from kifudb.core.pieces import KNIGHT
 from kifudb.core.tables import FAR, KNIGHT_FROM, NEAR, RAY8, RAYS, STEPS
 
-#: Per attacking colour and attacked square: (NEAR codes, FAR codes, first square, further squares)
-#: of each of the 8 directions from the square.
-_RAYS = tuple(tuple(tuple((NEAR[by][d], FAR[by][d], ray[0], ray[1:]) for d, ray in RAY8[s])
-                    for s in range(81)) for by in (0, 1))
+#: One direction from a square: (NEAR codes, FAR codes, first square, further squares).
+_Ray = tuple[frozenset[int], frozenset[int], int, tuple[int, ...]]
+#: Per attacking colour and attacked square: the ``_Ray`` of each of the 8 directions from it.
+_RAYS: tuple[tuple[tuple[_Ray, ...], ...], ...] = tuple(
+    tuple(tuple((NEAR[by][d], FAR[by][d], ray[0], ray[1:]) for d, ray in RAY8[s])
+          for s in range(81)) for by in (0, 1))
 
 
-def attacked(board: list, sq: int, by: int) -> bool:
+def attacked(board: list[int], sq: int, by: int) -> bool:
     """True if a piece of colour ``by`` attacks square ``sq`` (pins are not looked at)."""
     for near, far, first, rest in _RAYS[by][sq]:
         p = board[first]
@@ -43,15 +45,12 @@ def attacked(board: list, sq: int, by: int) -> bool:
     return False
 
 
-def targets(board: list, sq: int) -> list:
+def targets(board: list[int], sq: int) -> list[int]:
     """The squares the piece on ``sq`` attacks: its steps, then each sliding ray up to and
-    including the first piece met (a sequence: not to be changed)."""
+    including the first piece met."""
     code = board[sq]
-    rays = RAYS[code][sq]
-    if not rays:
-        return STEPS[code][sq]
     out = list(STEPS[code][sq])
-    for ray in rays:
+    for ray in RAYS[code][sq]:
         for s in ray:
             out.append(s)
             if board[s]:

@@ -7,8 +7,8 @@ ply at which it played a technique, and the notes of the whole game (``labels.te
 
     >>> moves = "7g7f 3c3d 2h6h 8c8d 5i4h 8d8e 4h3h 4a3b 3h2h 7a6b 3i3h".split()
     >>> labels = classify_game("startpos", moves)
-    >>> labels.black.openings
-    [Reached(name='振り飛車', ply=3), Reached(name='四間飛車', ply=3), Reached(name='対抗形', ply=4)]
+    >>> [(r.name, r.ply) for r in labels.black.openings]
+    [('振り飛車', 3), ('四間飛車', 3), ('角道オープン四間飛車', 3), ('対抗形', 4)]
     >>> labels.black.castles, labels.black.primary_castle
     ([Reached(name='片美濃囲い', ply=11)], '片美濃囲い')
     >>> labels.white.openings, labels.white.primary_opening
@@ -36,19 +36,25 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, NamedTuple, Optional
+from typing import Iterable, NamedTuple, Optional, Sequence, Union, cast
 
+import kifudb.labels
 from kifudb.core.handicap import EVEN, handicap_name
 from kifudb.core.move import Move
 from kifudb.core.pieces import BLACK, WHITE, BISHOP, KING, ROOK, PROMOTE, UNPROMOTED, unpromoted
 from kifudb.core.position import Position
-from kifudb.labels import techniques as _techniques
-from kifudb.labels.vocabulary import (_ALL_TYPES, _CONDITION_KEYS, DefinitionError,  # noqa: F401
-                                      _compile_condition, _holds, _list, _names,
-                                      _parse_condition, _piece_types, _squares, _turn)
+from kifudb.labels.techniques import (CompiledNotes, CompiledTechniques, GameFacts, MoveFacts,
+                                      Note, Technique, file_full, note_plies, parse_note,
+                                      parse_technique, slot, track)
+from kifudb.labels.vocabulary import (_ALL_TYPES, _CONDITION_KEYS, Condition,  # noqa: F401
+                                      DefinitionError, _compile_condition, _holds, _list,
+                                      _mask_codes, _names, _parse_condition, _piece_types,
+                                      _squares, _turn)
 
-#: The project's definitions: the vocabulary's documentation and defaults, then one file per kind.
-LABELS_PATH = Path(__file__).with_name("labels.toml")
+#: The project's definitions: the vocabulary's documentation and defaults, then one file per kind,
+#: beside the package's ``__init__.py`` (this module's own ``__file__`` names where the compiled
+#: build's shared library is, not its folder)
+LABELS_PATH = Path(kifudb.labels.__file__).with_name("labels.toml")
 DEFINITION_FILES = (LABELS_PATH, LABELS_PATH.with_name("castles.toml"),
                     LABELS_PATH.with_name("openings.toml"), LABELS_PATH.with_name("techniques.toml"),
                     LABELS_PATH.with_name("notes.toml"))
@@ -77,12 +83,12 @@ class SideLabels:
     the techniques it played, one entry per occurrence, in order of ply; the notes of the game
     that concern it."""
 
-    castles: list = field(default_factory=list)
-    openings: list = field(default_factory=list)
+    castles: list[Reached] = field(default_factory=list)
+    openings: list[Reached] = field(default_factory=list)
     primary_castle: Optional[str] = None
     primary_opening: Optional[str] = None
-    techniques: list = field(default_factory=list)
-    notes: list = field(default_factory=list)
+    techniques: list[Reached] = field(default_factory=list)
+    notes: list[Reached] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         """Plain data: lists of ``{"name", "ply"}`` and the two primary names."""
@@ -104,7 +110,7 @@ class GameLabels:
         """``(side, kind, name, ply, primary)`` for every label, Black first; castles, openings,
         techniques (a row per occurrence) and notes in that order (techniques and notes are
         never primary)."""
-        out = []
+        out: list[tuple[str, str, str, int, bool]] = []
         for side, labels in (("black", self.black), ("white", self.white)):
             for kind, reached, primary in (("castle", labels.castles, labels.primary_castle),
                                            ("opening", labels.openings, labels.primary_opening),
@@ -140,13 +146,20 @@ class LabelInfo(NamedTuple):
 class Definitions:
     """The parsed and compiled definitions: a read-only mapping of label name -> ``LabelInfo``."""
 
-    def __init__(self, data: dict, version: str):
+    version: str
+    info: dict[str, LabelInfo]
+    _labels: list[_Label]  # the castles and openings
+    _compiled: _Compiled
+    _techniques: CompiledTechniques
+    _notes: CompiledNotes
+
+    def __init__(self, data: dict, version: str) -> None:
         self.version = version
         self._labels, techniques, notes, self.info = _parse(data)
         self._compiled = _Compiled(self._labels)
-        self._techniques = _techniques.CompiledTechniques(
+        self._techniques = CompiledTechniques(
             techniques, {label.name: label.index for label in self._labels})
-        self._notes = _techniques.CompiledNotes(notes, self.descendants)
+        self._notes = CompiledNotes(notes, self.descendants)
 
     def __getitem__(self, name: str) -> LabelInfo:
         return self.info[name]
@@ -173,9 +186,10 @@ class Definitions:
         if its owner were Black: ``labels.shapes`` draws it); None for other kinds."""
         return next((label.condition for label in self._labels if label.name == name), None)
 
-    def descendants(self, name: str) -> set:
+    def descendants(self, name: str) -> set[str]:
         """A label and every label below it in the parent tree (its kinds)."""
-        out, todo = set(), [name]
+        out: set[str] = set()
+        todo = [name]
         while todo:
             one = todo.pop()
             if one not in out:
@@ -183,9 +197,10 @@ class Definitions:
                 todo.extend(self.children(one))
         return out
 
-    def ancestors(self, name: str) -> set:
+    def ancestors(self, name: str) -> set[str]:
         """Every parent, grandparent … of a label."""
-        out, todo = set(), list(self.info[name].parents)
+        out: set[str] = set()
+        todo = list(self.info[name].parents)
         while todo:
             parent = todo.pop()
             if parent not in out:
@@ -231,9 +246,20 @@ def definitions_version() -> str:
 class _Label:
     """One label as read from the file, before compiling (squares as owner-as-Black indices)."""
 
-    __slots__ = ("index", "name", "kind", "info", "condition", "played", "completed_by",
-                 "before_capture", "requires", "opponent_requires", "not_after", "excludes",
-                 "opponent_excludes", "weight")
+    index: int
+    name: str
+    kind: str
+    info: LabelInfo
+    condition: dict  # as ``vocabulary._parse_condition`` reads it, with its alternatives ("any")
+    played: list[dict]
+    completed_by: frozenset[int]
+    before_capture: frozenset[int]
+    requires: tuple[str, ...]
+    opponent_requires: tuple[str, ...]
+    not_after: tuple[str, ...]
+    excludes: tuple[str, ...]
+    opponent_excludes: tuple[str, ...]
+    weight: int
 
 
 class _Entry(NamedTuple):
@@ -242,7 +268,7 @@ class _Entry(NamedTuple):
     name: str
     kind: str
     info: LabelInfo
-    parsed: tuple  # the techniques module's Technique or Note
+    parsed: Union[Technique, Note]
 
 
 def _parse(data: dict) -> tuple:
@@ -251,10 +277,13 @@ def _parse(data: dict) -> tuple:
     if unknown:
         raise DefinitionError(f"unknown top-level keys: {sorted(unknown)}")
     defaults = data.get("defaults", {})
-    labels, entries, by_name = [], [], {}
+    labels: list[_Label] = []
+    entries: list[Union[_Label, _Entry]] = []
+    by_name: dict[str, Union[_Label, _Entry]] = {}
     for kind in KINDS:
         kind_defaults = defaults.get(kind, {})
         for table in _list(data, kind, "the file", dict):
+            label: Union[_Label, _Entry]
             if kind in _POSITION_KINDS:
                 label = _parse_label(table, kind, kind_defaults, len(labels))
                 labels.append(label)
@@ -277,7 +306,9 @@ def _parse(data: dict) -> tuple:
         for key in ("requires", "opponent_requires", "not_after", "excludes",
                     "opponent_excludes"):
             check_names(label, key, getattr(label, key), _POSITION_KINDS)
-    for entry in entries[len(labels):]:
+    for entry in entries:
+        if not isinstance(entry, _Entry):  # a castle or an opening, checked above
+            continue
         parsed = entry.parsed
         if entry.kind == "technique":
             for key in ("requires", "opponent_requires"):
@@ -294,7 +325,7 @@ def _parse(data: dict) -> tuple:
                 raise DefinitionError(f"{label.name}: unknown parent {parent!r}")
             if by_name[parent].kind != label.kind:
                 raise DefinitionError(f"{label.name}: parent {parent!r} is of another kind")
-    depths = {}
+    depths: dict[str, int] = {}
 
     def depth(name, path=()):
         if name in path:
@@ -309,8 +340,8 @@ def _parse(data: dict) -> tuple:
     info = {e.name: (e.info._replace(depth=depth(e.name)) if e.kind not in _POSITION_KINDS
                      else e.info) for e in entries}
     _check_requirement_cycles(labels, by_name)
-    techniques = [e.parsed for e in entries if e.kind == "technique"]
-    notes = [e.parsed for e in entries if e.kind == "note"]
+    techniques = [e.parsed for e in entries if isinstance(e, _Entry) and e.kind == "technique"]
+    notes = [e.parsed for e in entries if isinstance(e, _Entry) and e.kind == "note"]
     return labels, techniques, notes, info
 
 
@@ -323,11 +354,12 @@ def _parse_other(table: dict, kind: str, defaults: dict) -> _Entry:
     if not isinstance(english, str) or not english:
         raise DefinitionError(f"{name}: needs an english name")
     table = {**defaults, **table}
+    parsed: Union[Technique, Note]
     if kind == "technique":
-        parsed = _techniques.parse_technique(table, name)
+        parsed = parse_technique(table, name)
         window = parsed.window
     else:
-        parsed = _techniques.parse_note(table, name)
+        parsed = parse_note(table, name)
         window = 0
     note, source = table.get("note", ""), table.get("source", "")
     if not all(isinstance(text, str) for text in (note, source)):
@@ -339,7 +371,7 @@ def _parse_other(table: dict, kind: str, defaults: dict) -> _Entry:
 
 
 def _check_requirement_cycles(labels, by_name) -> None:
-    state = {}
+    state: dict[str, int] = {}
 
     def visit(name):
         if state.get(name) == 1:
@@ -387,8 +419,11 @@ def _parse_label(table: dict, kind: str, defaults: dict, index: int) -> _Label:
                                      for t in _piece_types(p, where))
     if not label.before_capture <= {ROOK, BISHOP}:
         raise DefinitionError(f"{where}: before_capture takes 飛 and 角 only")
-    for key in ("requires", "opponent_requires", "not_after", "excludes", "opponent_excludes"):
-        setattr(label, key, tuple(_list(table, key, where, str)))
+    label.requires = tuple(_list(table, "requires", where, str))
+    label.opponent_requires = tuple(_list(table, "opponent_requires", where, str))
+    label.not_after = tuple(_list(table, "not_after", where, str))
+    label.excludes = tuple(_list(table, "excludes", where, str))
+    label.opponent_excludes = tuple(_list(table, "opponent_excludes", where, str))
     window = table.get("window", defaults.get("window"))
     if not isinstance(window, int) or isinstance(window, bool) or window < 1:
         raise DefinitionError(f"{where}: window must be a positive number of plies, not {window!r}")
@@ -403,7 +438,7 @@ def _parse_label(table: dict, kind: str, defaults: dict, index: int) -> _Label:
                               or label.opponent_excludes or flags["both_sides"]):
         raise DefinitionError(f"{where}: a label valid in handicap games cannot look at the "
                               "opponent")
-    label.weight = (sum(len(label.condition[k]) for k in _CONDITION_KEYS) + len(label.played)
+    label.weight = (sum([len(label.condition[k]) for k in _CONDITION_KEYS]) + len(label.played)
                     + bool(alternatives) + len(label.requires) + len(label.opponent_requires))
     group, note, source = (table.get(key, "") for key in ("group", "note", "source"))
     if not all(isinstance(text, str) for text in (group, note, source)):
@@ -418,7 +453,7 @@ def _parse_played(table: dict, where) -> dict:
     unknown = set(table) - _PLAYED_KEYS
     if unknown or "piece" not in table:
         raise DefinitionError(f"{where}: played moves need a piece and take {sorted(_PLAYED_KEYS)}")
-    played = {"piece": frozenset(unpromoted(t) for t in _piece_types(table["piece"], where))}
+    played: dict = {"piece": frozenset(unpromoted(t) for t in _piece_types(table["piece"], where))}
     for key in ("from", "to"):
         played[key] = _squares(table[key], where) if key in table else None
     played["capture"] = (frozenset(unpromoted(t) for t in _piece_types(table["capture"], where))
@@ -432,28 +467,74 @@ def _parse_played(table: dict, where) -> dict:
 
 # ----- compiling ---------------------------------------------------------------------------------
 
-def _triggers(compiled: tuple, arrive: set, leave: set, hands: set) -> None:
+def _triggers(compiled: Condition, arrive: set[tuple[int, int]], leave: set[tuple[int, int]],
+              hands: set[tuple[int, bool]]) -> None:
     """Collect the events that can make a compiled condition true: a piece code arriving on a
     square (``(code, s)`` in arrive: a required piece), a piece code leaving a square or being
     captured there (leave: a square that must be empty or must not hold that piece), or a hand
     growing or shrinking (``(colour, True)`` after a capture, ``(colour, False)`` after a drop)."""
-    required, forbidden, empty, hand_terms, alternatives = compiled
-    for squares, codes in required:
-        arrive.update((code, s) for code in codes for s in squares)
-    for squares, codes in forbidden:
-        leave.update((code, s) for code in codes for s in squares)
-    leave.update((t + 16 * colour, s) for s in empty for colour in (BLACK, WHITE)
+    for squares, codes in compiled.required:
+        arrive.update((code, s) for code in _mask_codes(codes) for s in squares)
+    for squares, codes in compiled.forbidden:
+        leave.update((code, s) for code in _mask_codes(codes) for s in squares)
+    leave.update((t + 16 * colour, s) for s in compiled.empty for colour in (BLACK, WHITE)
                  for t in _ALL_TYPES)
-    hands.update((colour, present) for colour, _, present in hand_terms)
-    for alternative in alternatives:
+    hands.update((colour, present) for colour, _, present in compiled.hands)
+    for alternative in compiled.alternatives:
         _triggers(alternative, arrive, leave, hands)
+
+
+#: A played-move pattern compiled for one side: (unpromoted types, from squares or None, to
+#: squares or None, drop or None, types captured or None, promotion or None).
+_Matcher = tuple[frozenset[int], Optional[frozenset[int]], Optional[frozenset[int]],
+                 Optional[bool], Optional[frozenset[int]], Optional[bool]]
 
 
 class _Compiled:
     """Everything the replay needs, indexed by label id ``i`` and side: conditions per side,
-    which squares wake which (label, side), dependencies and played-move matchers."""
+    which squares wake which (label, side), dependencies and played-move matchers. A (label,
+    side) pair to look at is one number, ``2 * i + side``."""
 
-    def __init__(self, labels: list):
+    labels: list[_Label]
+    n: int
+    names: list[str]
+    kind: list[str]
+    window: list[int]
+    max_window: int
+    both_sides: list[bool]
+    handicap: list[bool]
+    completed_by: list[frozenset[int]]
+    before_rook: list[bool]
+    before_bishop: list[bool]
+    requires: list[tuple[int, ...]]
+    opponent_requires: list[tuple[int, ...]]
+    not_after: list[tuple[int, ...]]
+    excludes: list[tuple[int, ...]]
+    opponent_excludes: list[tuple[int, ...]]
+    condition: list[list[Condition]]  # side -> i -> its condition
+    # piece code -> square -> [2 * i + side] woken when such a piece arrives there / leaves or
+    # is captured there
+    watch_arrive: list[list[list[int]]]
+    watch_leave: list[list[list[int]]]
+    # mover colour -> [2 * i + side] woken when the mover's hand grows (capture) / shrinks (drop)
+    watch_capture: list[list[int]]
+    watch_drop: list[list[int]]
+    played: list[list[list[_Matcher]]]  # side -> i -> matchers
+    # side -> moved type -> to square -> [(i, k, matcher)]: the played-move patterns a move of
+    # that piece to that square may match (pattern k of label i)
+    played_at: list[list[list[list[tuple[int, int, _Matcher]]]]]
+    dependents: list[list[tuple[int, bool]]]  # i -> [(j, same_side)]
+    has_played: list[bool]
+    # True if a label asks more than its position: a piece completing it, played moves,
+    # labels required (or not_after)
+    gated: list[bool]
+    weight: list[int]
+    group: list[str]
+    depth: list[int]
+    primary: list[bool]
+    ancestors: list[frozenset[int]]
+
+    def __init__(self, labels: list[_Label]) -> None:
         n = len(labels)
         self.labels = labels
         self.n = n
@@ -474,48 +555,52 @@ class _Compiled:
         self.excludes = [tuple(by_name[r] for r in label.excludes) for label in labels]
         self.opponent_excludes = [tuple(by_name[r] for r in label.opponent_excludes)
                                   for label in labels]
-        self.condition = [[None] * n, [None] * n]
-        # piece code -> square -> [(i, side)] woken when such a piece arrives there / leaves or
-        # is captured there
+        self.condition = [[_compile_condition(label.condition, side) for label in labels]
+                          for side in (BLACK, WHITE)]
         self.watch_arrive = [[[] for _ in range(81)] for _ in range(32)]
         self.watch_leave = [[[] for _ in range(81)] for _ in range(32)]
-        # mover colour -> [(i, side)] woken when the mover's hand grows (capture) / shrinks (drop)
         self.watch_capture = [[], []]
         self.watch_drop = [[], []]
-        self.played = [[[] for _ in range(n)], [[] for _ in range(n)]]  # side -> i -> matchers
-        # side -> moved piece type -> [(i, k, matcher)]
-        self.played_by_type = [[[] for _ in range(15)], [[] for _ in range(15)]]
-        self.dependents = [[] for _ in range(n)]  # i -> [(j, same_side)]
+        self.played = [[[] for _ in range(n)], [[] for _ in range(n)]]
+        self.played_at = [[[[] for _ in range(81)] for _ in range(15)] for _ in (BLACK, WHITE)]
+        self.dependents = [[] for _ in range(n)]
         for label in labels:
             i = label.index
             for side in (BLACK, WHITE):
-                compiled = _compile_condition(label.condition, side)
-                self.condition[side][i] = compiled
-                arrive, leave, hand_watch = set(), set(), set()
-                _triggers(compiled, arrive, leave, hand_watch)
+                pair = 2 * i + side
+                arrive: set[tuple[int, int]] = set()
+                leave: set[tuple[int, int]] = set()
+                hand_watch: set[tuple[int, bool]] = set()
+                _triggers(self.condition[side][i], arrive, leave, hand_watch)
                 for code, s in sorted(arrive):
-                    self.watch_arrive[code][s].append((i, side))
+                    self.watch_arrive[code][s].append(pair)
                 for code, s in sorted(leave):
-                    self.watch_leave[code][s].append((i, side))
+                    self.watch_leave[code][s].append(pair)
                 for colour, grows in sorted(hand_watch):
-                    (self.watch_capture if grows else self.watch_drop)[colour].append((i, side))
+                    (self.watch_capture if grows else self.watch_drop)[colour].append(pair)
                 for k, played in enumerate(label.played):
                     matcher = _compile_played(played, side)
                     self.played[side][i].append(matcher)
+                    to_squares = matcher[2]
                     for t in played["piece"]:
-                        self.played_by_type[side][t].append((i, k, matcher))
+                        for to in range(81):
+                            if to_squares is None or to in to_squares:
+                                self.played_at[side][t][to].append((i, k, matcher))
             for j in self.requires[i]:
                 self.dependents[j].append((i, True))
             for j in self.opponent_requires[i]:
                 self.dependents[j].append((i, False))
         self.has_played = [bool(label.played) for label in labels]
+        self.gated = [bool(label.completed_by or label.played or label.requires
+                           or label.opponent_requires or label.not_after) for label in labels]
         self.weight = [label.weight for label in labels]
         self.group = [label.info.group for label in labels]
         self.depth = [label.info.depth for label in labels]
         self.primary = [label.info.primary for label in labels]
         self.ancestors = []
         for label in labels:
-            out, todo = set(), [by_name[p] for p in label.info.parents]
+            out: set[int] = set()
+            todo = [by_name[p] for p in label.info.parents]
             while todo:
                 j = todo.pop()
                 if j not in out:
@@ -524,18 +609,18 @@ class _Compiled:
             self.ancestors.append(frozenset(out))
 
 
-def _compile_played(played: dict, side: int) -> tuple:
-    def squares(value):
+def _compile_played(played: dict, side: int) -> _Matcher:
+    def squares(value: Optional[tuple]) -> Optional[frozenset[int]]:
         return None if value is None else frozenset(_turn(s, side) for s in value)
     return (played["piece"], squares(played["from"]), squares(played["to"]), played["drop"],
             played["capture"], played["promote"])
 
 
-def _move_matches(matcher: tuple, piece_type: int, move: Move, captured_type: int) -> bool:
+def _move_matches(matcher: _Matcher, piece_type: int, move: Move, captured_type: int) -> bool:
     pieces, from_squares, to_squares, drop, capture, promote = matcher
     if piece_type not in pieces:
         return False
-    if drop is not None and (move.from_square is None) is not drop:
+    if drop is not None and (move.from_square is None) != drop:
         return False
     if from_squares is not None and move.from_square not in from_squares:
         return False
@@ -543,12 +628,12 @@ def _move_matches(matcher: tuple, piece_type: int, move: Move, captured_type: in
         return False
     if capture is not None and captured_type not in capture:
         return False
-    return promote is None or move.promotion is promote
+    return promote is None or move.promotion == promote
 
 
 # ----- classifying a game ------------------------------------------------------------------------
 
-def classify_game(start_sfen: str, moves: Iterable,
+def classify_game(start_sfen: str, moves: Iterable[Union[Move, str]],
                   defs: Optional[Definitions] = None) -> GameLabels:
     """The labels of a game: ``start_sfen`` (an SFEN or ``"startpos"``) and the legal main line
     ``moves`` (``core.move.Move`` values or USI strings; trusted, not checked).
@@ -565,55 +650,51 @@ def classify_game(start_sfen: str, moves: Iterable,
     setup, start_board, start_hands, turn = _start(start_sfen)
     if setup is None:
         return GameLabels()
-    moves = moves if isinstance(moves, (list, tuple)) else list(moves)
+    line: Sequence[Union[Move, str]] = moves if isinstance(moves, (list, tuple)) else list(moves)
     # the board lives in a Position so that its (compiled) attack test can be asked about it
     holder = _start_position(start_sfen).copy()
     board = holder.board
     hands = [list(start_hands[0]), list(start_hands[1])]
     even = setup == EVEN
+    alive: list[list[bool]]
     if even:
         alive = [[True] * c.n, [True] * c.n]
     else:
         alive = [[k == "castle" or h for k, h in zip(c.kind, c.handicap)], [False] * c.n]
-    reached = [[None] * c.n, [None] * c.n]  # side -> label -> ply first reached
-    played = [[None] * c.n, [None] * c.n]  # side -> label -> flags of its played moves
+    # side -> label -> ply first reached
+    reached: list[list[Optional[int]]] = [[None] * c.n, [None] * c.n]
+    # side -> label -> flags of its played moves
+    played: list[list[Optional[list[bool]]]] = [[None] * c.n, [None] * c.n]
     window, completed_by, requires, opponent_requires = (c.window, c.completed_by, c.requires,
                                                          c.opponent_requires)
     condition, both_sides, dependents = c.condition, c.both_sides, c.dependents
-    has_played, not_after = c.has_played, c.not_after
+    has_played, not_after, gated = c.has_played, c.not_after, c.gated
     rook_taken = bishop_taken = False
     max_ply = c.max_window
     # techniques: per side, [(technique, ply)] in order; which sides are looked at
-    occurrences = [[], []]
+    occurrences: list[list[tuple[int, int]]] = [[], []]
     fired = [[0] * tc.n, [0] * tc.n]  # side -> technique -> last ply it fired
     labelled = (True, even)
-    facts = _techniques.GameFacts()
-    m = _techniques.MoveFacts()
-    m.kings = [None, None]
-    for s, code in enumerate(board):
-        if code & 15 == KING:
-            m.kings[code >> 4] = s
-    m.previous = m.own_previous = None
-    m.attacked = holder.attacked
-    material = m.material = [list(start_hands[0]), list(start_hands[1])]
+    facts = GameFacts()
+    material = [list(start_hands[0]), list(start_hands[1])]
     for code in board:
         if code and code & 15 != KING:
             material[code >> 4][UNPROMOTED[code & 15]] += 1
-    last_ply = len(moves)
-    track, once, tech_window = _techniques.track, tc.once, tc.window
+    m = MoveFacts(holder, material)
+    last_ply = len(line)
+    once, tech_window = tc.once, tc.window
     slots = tc.slots
     kings = m.kings
     ply = 0
-    for move in moves:
-        if isinstance(move, str):
-            move = Move.from_usi(move)
+    for item in line:
+        move = Move.from_usi(item) if isinstance(item, str) else item
         ply += 1
         mover = turn
         turn ^= 1
         frm, to = move.from_square, move.to_square
         captured_type = captured = 0
         if frm is None:
-            moved_type = move.drop
+            moved_type = cast(int, move.drop)  # a drop names its piece
             code = after = moved_type + 16 * mover
             board[to] = code
             hands[mover][moved_type] -= 1
@@ -634,6 +715,7 @@ def classify_game(start_sfen: str, moves: Iterable,
         if captured_type == 5 or moved_type == 5 or (captured_type > 1 and facts.outbreak is None):
             track(facts, ply, mover, moved_type, captured_type, board, hands)
         if ply <= max_ply:
+            candidates: list[int]  # (label, side) pairs, 2 * label + side
             if frm is None:
                 candidates = c.watch_arrive[after][to] + c.watch_drop[mover]
             else:
@@ -646,48 +728,55 @@ def classify_game(start_sfen: str, moves: Iterable,
                     elif captured_type == BISHOP and not bishop_taken:
                         bishop_taken = True
                         _retire(alive, c.before_bishop)
-            if c.played_by_type[mover][moved_type]:
+            if c.played_at[mover][moved_type][to]:
                 candidates = candidates + _played_now(c, played, mover, moved_type, move,
                                                       captured_type)
             while candidates:
-                newly = []
-                for i, side in candidates:
+                newly: list[int] = []
+                for pair in candidates:
+                    i, side = pair >> 1, pair & 1
                     if not alive[side][i]:
                         continue
                     if ply > window[i]:
                         alive[side][i] = False
                         continue
-                    if completed_by[i] and (side != mover or moved_type not in completed_by[i]):
-                        continue
-                    if has_played[i]:
-                        flags = played[side][i]
-                        if flags is None or not all(flags):
+                    if gated[i]:
+                        if completed_by[i] and (side != mover
+                                                or moved_type not in completed_by[i]):
                             continue
-                    if requires[i] and any(reached[side][j] is None for j in requires[i]):
-                        continue
-                    if opponent_requires[i] and any(reached[side ^ 1][j] is None
-                                                    for j in opponent_requires[i]):
-                        continue
-                    if not_after[i] and any(reached[side][j] is not None for j in not_after[i]):
-                        alive[side][i] = False
-                        continue
+                        if has_played[i]:
+                            flags = played[side][i]
+                            if flags is None or not all(flags):
+                                continue
+                        if requires[i] and any(reached[side][j] is None for j in requires[i]):
+                            continue
+                        if opponent_requires[i] and any(reached[side ^ 1][j] is None
+                                                        for j in opponent_requires[i]):
+                            continue
+                        if not_after[i] and any(reached[side][j] is not None
+                                                for j in not_after[i]):
+                            alive[side][i] = False
+                            continue
                     if _holds(condition[side][i], board, hands):
-                        newly.append((i, side))
+                        newly.append(pair)
                         if both_sides[i]:
-                            newly.append((i, side ^ 1))
+                            newly.append(pair ^ 1)
                 candidates = []
-                for i, side in newly:
+                for pair in newly:
+                    i, side = pair >> 1, pair & 1
                     if alive[side][i]:
                         alive[side][i] = False
                         reached[side][i] = ply
-                        candidates.extend((j, side if same else side ^ 1)
-                                          for j, same in dependents[i])
-        key = (((mover * 32 + code) * 2 + (frm is None)) * 81 + to) * 15 + (captured & 15)
-        lists = slots.get(key) or tc.lists(key)
+                        for j, same in dependents[i]:
+                            candidates.append(2 * j + (side if same else side ^ 1))
+        key = slot(mover, code, 1 if frm is None else 0, to, captured & 15)
+        lists = slots[key]
+        if lists is None:
+            lists = tc.lists(key)
         clauses = lists[0]
         if lists[1] and ply == last_ply:
             clauses = clauses + lists[1]
-        if lists[2] and 0 not in board[to - to % 9:to - to % 9 + 9]:
+        if lists[2] and file_full(board, to):
             clauses = clauses + lists[2]
         king = kings[turn]
         if lists[4] and king is not None and -2 <= king // 9 - to // 9 <= 2 \
@@ -726,11 +815,11 @@ def classify_game(start_sfen: str, moves: Iterable,
     return result
 
 
-def _add_notes(defs: Definitions, result: GameLabels, facts) -> None:
+def _add_notes(defs: Definitions, result: GameLabels, facts: GameFacts) -> None:
     """The notes of the game, from the labels both sides have and the facts of the game."""
     sides = (result.black, result.white)
     named = [{r.name for r in s.castles + s.openings + s.techniques} for s in sides]
-    for side, found in enumerate(_techniques.note_plies(defs._notes, facts, named)):
+    for side, found in enumerate(note_plies(defs._notes, facts, named)):
         sides[side].notes = [Reached(defs._notes.notes[i].name, ply) for i, ply in found]
 
 
@@ -741,29 +830,32 @@ def _start_position(start_sfen: str) -> Position:
 
 
 @lru_cache(maxsize=256)
-def _start(start_sfen: str) -> tuple:
+def _start(start_sfen: str) -> tuple[Optional[str], tuple[int, ...],
+                                     tuple[tuple[int, ...], tuple[int, ...]], int]:
     """(setup name or None, board, hands, side to move) of a start position, read once."""
     position = Position.from_sfen(start_sfen)
     return (handicap_name(position.sfen()), tuple(position.board),
             (tuple(position.hands[0]), tuple(position.hands[1])), position.turn)
 
 
-def _played_now(c: _Compiled, played: list, mover: int, moved_type: int, move: Move,
-                captured_type: int) -> list:
-    """Record the mover's played-move patterns this move matches; return the labels to look at."""
-    woken = []
-    for i, k, matcher in c.played_by_type[mover][moved_type]:
+def _played_now(c: _Compiled, played: list[list[Optional[list[bool]]]], mover: int,
+                moved_type: int, move: Move, captured_type: int) -> list[int]:
+    """Record the mover's played-move patterns this move matches; return the (label, side)
+    pairs to look at."""
+    woken: list[int] = []
+    for i, k, matcher in c.played_at[mover][moved_type][move.to_square]:
         if _move_matches(matcher, moved_type, move, captured_type):
             flags = played[mover][i]
             if flags is None:
-                flags = played[mover][i] = [False] * len(c.played[mover][i])
+                flags = [False] * len(c.played[mover][i])
+                played[mover][i] = flags
             if not flags[k]:
                 flags[k] = True
-                woken.append((i, mover))
+                woken.append(2 * i + mover)
     return woken
 
 
-def _retire(alive: list, flags: list) -> None:
+def _retire(alive: list[list[bool]], flags: list[bool]) -> None:
     """Close the labels that had to be reached before a capture."""
     for side in (BLACK, WHITE):
         for i, flag in enumerate(flags):
@@ -771,10 +863,10 @@ def _retire(alive: list, flags: list) -> None:
                 alive[side][i] = False
 
 
-def _withdrawn(c: _Compiled, reached: list) -> list:
+def _withdrawn(c: _Compiled, reached: list[list[Optional[int]]]) -> list[set[int]]:
     """Per side, the labels withdrawn at the end: excluded by a label reached (by the side or its
     opponent), or requiring a withdrawn label."""
-    out = [set(), set()]
+    out: list[set[int]] = [set(), set()]
     changed = True
     while changed:
         changed = False
@@ -792,23 +884,24 @@ def _withdrawn(c: _Compiled, reached: list) -> list:
     return out
 
 
-def _result(c: _Compiled, reached: list) -> GameLabels:
+def _result(c: _Compiled, reached: list[list[Optional[int]]]) -> GameLabels:
     withdrawn = _withdrawn(c, reached)
     sides = []
     for side in (BLACK, WHITE):
-        own = reached[side]
-        kept = [i for i in range(c.n) if own[i] is not None and i not in withdrawn[side]]
-        first_in_group = {}
+        plies = [0 if ply is None else ply for ply in reached[side]]  # 0: not reached
+        kept = [i for i in range(c.n) if plies[i] and i not in withdrawn[side]]
+        first_in_group: dict[str, int] = {}
         for i in kept:
             if c.group[i]:
-                first_in_group[c.group[i]] = min(own[i], first_in_group.get(c.group[i], own[i]))
-        kept = [i for i in kept if not c.group[i] or own[i] == first_in_group[c.group[i]]]
-        kept.sort(key=lambda i: (own[i], i))
+                first_in_group[c.group[i]] = min(plies[i],
+                                                 first_in_group.get(c.group[i], plies[i]))
+        kept = [i for i in kept if not c.group[i] or plies[i] == first_in_group[c.group[i]]]
+        kept.sort(key=lambda i: (plies[i], i))
         labels = SideLabels()
         for kind, target in (("castle", labels.castles), ("opening", labels.openings)):
             of_kind = [i for i in kept if c.kind[i] == kind]
-            target.extend(Reached(c.names[i], own[i]) for i in of_kind)
-            primary = _primary(c, of_kind, own)
+            target.extend(Reached(c.names[i], plies[i]) for i in of_kind)
+            primary = _primary(c, of_kind, plies)
             if kind == "castle":
                 labels.primary_castle = primary
             else:
@@ -817,11 +910,11 @@ def _result(c: _Compiled, reached: list) -> GameLabels:
     return GameLabels(*sides)
 
 
-def _primary(c: _Compiled, indices: list, plies: list) -> Optional[str]:
+def _primary(c: _Compiled, indices: list[int], plies: list[int]) -> Optional[str]:
     """The most specific label: not an ancestor of another one reached, then the deepest, then
     the one with the most conditions, then the latest."""
     candidates = [i for i in indices if c.primary[i]]
-    implied = set().union(*(c.ancestors[i] for i in candidates)) if candidates else set()
+    implied: set[int] = set().union(*(c.ancestors[i] for i in candidates)) if candidates else set()
     candidates = [i for i in candidates if i not in implied]
     if not candidates:
         return None

@@ -10,8 +10,8 @@ facts of a whole game, from the ``[[technique]]`` and ``[[note]]`` tables of the
     >>> [r.name for r in labels.black.notes]  # ▲2二角成 took the bishop: Black lost a tempo
     ['短手数', '角交換型', '手損角交換型']
 
-How it stays fast: each pattern is compiled for each colour into one small Python function
-holding only its own checks, and indexed by the mover's colour, the piece moved (as it stood
+How it stays fast: each pattern is compiled for each colour into board squares and piece codes
+(``_Clause``: its test asks only the checks the pattern has, cheapest first), and indexed by the mover's colour, the piece moved (as it stood
 before the move: 歩 and と are different pieces), drop or not, the square it went to and the
 piece it took, so a move looks only at the patterns it can fire (6.7 a move on the real games of
 the tests); those that need a mate, a full file, a check or the other king nearby are looked at
@@ -21,14 +21,15 @@ only when the move gives one. The attack questions (forks, defended squares) are
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Optional
+from typing import Callable, Final, NamedTuple, Optional
 
 from kifudb.core.pieces import (BLACK, HAND_TYPES, KING, WHITE, ZONE, can_promote,
                                 unpromoted)
+from kifudb.core.position import Position, sfen_of
 from kifudb.labels.attacks import targets
-from kifudb.labels.vocabulary import (_CONDITION_KEYS, DefinitionError, _compile_condition,
-                                      _holds, _list, _parse_condition, _piece_types, _squares,
-                                      _turn)
+from kifudb.labels.vocabulary import (_CONDITION_KEYS, Condition, DefinitionError, _code_mask,
+                                      _compile_condition, _holds, _list, _parse_condition,
+                                      _piece_types, _squares, _turn)
 
 # ----- the vocabulary ----------------------------------------------------------------------------
 
@@ -56,7 +57,10 @@ NOTE_KEYS = _CONDITION_KEYS | {
 _STEP = {"F": (0, -1), "B": (0, 1), "L": (1, 0), "R": (-1, 0)}
 _PROBE = re.compile(r"([FBLR]+)(\*+|\$)?|\.")
 
-_STEP_PROBE, _RAY_PROBE, _EDGE_PROBE = 0, 1, 2
+#: The kinds of relative squares: a step, the n-th piece along a line, the board's edge.
+_STEP_PROBE: Final = 0
+_RAY_PROBE: Final = 1
+_EDGE_PROBE: Final = 2
 
 
 class Technique(NamedTuple):
@@ -163,7 +167,8 @@ def _parse_previous(value, key, where) -> Optional[dict]:
         return None
     if not isinstance(value, dict) or set(value) - _PREVIOUS_KEYS:
         raise DefinitionError(f"{where}: {key} is a table of {sorted(_PREVIOUS_KEYS)}")
-    out = {"piece": _types(value, "piece", where), "capture": _types(value, "capture", where)}
+    out: dict = {"piece": _types(value, "piece", where),
+                 "capture": _types(value, "capture", where)}
     for flag in ("drop", "captures", "promote"):
         out[flag] = _flag(value, flag, where)
     out["to"] = _squares(value["to"], where) if "to" in value else None
@@ -189,7 +194,7 @@ def _parse_clause(table: dict, where) -> dict:
         clause[key] = _squares(table[key], where) if key in table else None
     clause["attacks"] = tuple(frozenset(_piece_types(t, where))
                               for t in _list(table, "attacks", where, str))
-    around = []
+    around: list = []
     for key in _AROUND_KEYS:
         for text in _list(table, key, where, str):
             if key == "around_empty":
@@ -260,9 +265,10 @@ def parse_note(table: dict, where: str) -> Note:
                 _whole(table, "plies_max", where), _flag(table, "outbreak", where),
                 _whole(table, "outbreak_by", where, 1),
                 _whole(table, "outbreak_after", where, 1), _flag(table, "bishop_exchange", where),
-                moves, *(tuple(_list(table, key, where, str)) for key in (
-                    "reached", "opponent_reached", "not_reached", "opponent_not_reached")),
-                condition)
+                moves, tuple(_list(table, "reached", where, str)),
+                tuple(_list(table, "opponent_reached", where, str)),
+                tuple(_list(table, "not_reached", where, str)),
+                tuple(_list(table, "opponent_not_reached", where, str)), condition)
 
 
 # ----- compiling ---------------------------------------------------------------------------------
@@ -275,27 +281,47 @@ def _offset(sq: int, df: int, dr: int, side: int) -> int:
     return f * 9 + r if 0 <= f < 9 and 0 <= r < 9 else -1
 
 
-def _compile_probe(probe: tuple, side: int) -> tuple:
+class _Probe:
+    """A relative square compiled for one owner colour: from each square a piece went to, the
+    board square it names (``squares``, -1 off the board: a step or the board's edge), or the
+    line to look along for the ``n``-th piece met (``rays``)."""
+
+    kind: int  # _STEP_PROBE, _RAY_PROBE or _EDGE_PROBE
+    squares: tuple[int, ...]  # a step or the edge: the square named from each square, or -1
+    rays: tuple[tuple[int, ...], ...]  # a line: its squares from each square, nearest first
+    n: int
+
+    def __init__(self, kind: int, squares: tuple[int, ...], rays: tuple[tuple[int, ...], ...],
+                 n: int) -> None:
+        self.kind = kind
+        self.squares = squares
+        self.rays = rays
+        self.n = n
+
+
+def _compile_probe(probe: tuple, side: int) -> _Probe:
     kind, (df, dr), n = probe
     if kind == _STEP_PROBE:
-        return kind, tuple(_offset(s, df, dr, side) for s in range(81)), n
-    rays = []
+        return _Probe(kind, tuple(_offset(s, df, dr, side) for s in range(81)), (), n)
+    rays: list[tuple[int, ...]] = []
     for s in range(81):
-        ray, cur = [], _offset(s, df, dr, side)
+        ray: list[int] = []
+        cur = _offset(s, df, dr, side)
         while cur >= 0:
             ray.append(cur)
             cur = _offset(cur, df, dr, side)
         rays.append(tuple(ray))
     if kind == _EDGE_PROBE:
-        return kind, tuple(r[-1] if r else -1 for r in rays), n
-    return kind, tuple(rays), n
+        return _Probe(kind, tuple(r[-1] if r else -1 for r in rays), (), n)
+    return _Probe(kind, (), tuple(rays), n)
 
 
-def _probe_at(probe: tuple, sq: int, board: list) -> int:
-    kind, table, n = probe
-    if kind != _RAY_PROBE:
-        return table[sq]
-    for s in table[sq]:
+def _probe_at(probe: _Probe, sq: int, board: list[int]) -> int:
+    """The board square ``probe`` names from ``sq``, or -1."""
+    if probe.kind != _RAY_PROBE:
+        return probe.squares[sq]
+    n = probe.n
+    for s in probe.rays[sq]:
         if board[s]:
             n -= 1
             if not n:
@@ -303,31 +329,182 @@ def _probe_at(probe: tuple, sq: int, board: list) -> int:
     return -1
 
 
+#: The kinds of ``_Around`` terms.
+_AROUND_ANY: Final = 0  # around_own, around_theirs: one of the squares holds one of the pieces
+_AROUND_NONE: Final = 1  # around_not_own, around_not_theirs: none of them does
+_AROUND_EMPTY: Final = 2  # around_empty: every one is on the board and empty
+
+
+class _Around:
+    """A term about the squares around the one the piece went to (``probes``), compiled for one
+    owner colour: ``codes`` the piece codes asked for, as a ``_code_mask``."""
+
+    kind: int
+    codes: int
+    probes: tuple[_Probe, ...]
+
+    def __init__(self, kind: int, codes: int, probes: tuple[_Probe, ...]) -> None:
+        self.kind = kind
+        self.codes = codes
+        self.probes = probes
+
+    def holds(self, to: int, board: list[int]) -> bool:
+        if self.kind == _AROUND_EMPTY:
+            for probe in self.probes:
+                s = _probe_at(probe, to, board)
+                if s < 0 or board[s]:
+                    return False
+            return True
+        found = False
+        for probe in self.probes:
+            s = _probe_at(probe, to, board)
+            if s >= 0 and self.codes >> board[s] & 1:
+                found = True
+                break
+        return found != (self.kind == _AROUND_NONE)
+
+
+#: A move as the next ones remember it: (from square or None, to square, piece code before the
+#: move, after it, code of the piece taken or 0).
+PlayedMove = tuple[Optional[int], int, int, int, int]
+
+
+class _Previous:
+    """A ``previous`` or ``own_previous`` table compiled for one owner colour (board squares,
+    piece codes); None: not asked."""
+
+    codes: Optional[frozenset[int]]
+    drop: Optional[bool]
+    captures: Optional[bool]
+    capture: Optional[frozenset[int]]
+    promote: Optional[bool]
+    to: Optional[frozenset[int]]
+    at: Optional[tuple[tuple[int, ...], ...]]  # step tables from the square the piece went to
+    at_from: Optional[tuple[tuple[int, ...], ...]]  # … from the square it came from
+    attacks: tuple[frozenset[int], ...]
+
+
+def _step_tables(probes: Optional[tuple], owner: int) -> Optional[tuple[tuple[int, ...], ...]]:
+    if probes is None:
+        return None
+    return tuple(_compile_probe(probe, owner).squares for probe in probes)
+
+
+def _compile_previous(previous: Optional[dict], mover_colour: int,
+                      owner: int) -> Optional[_Previous]:
+    if previous is None:
+        return None
+    p = _Previous()
+    p.codes = None if previous["piece"] is None else frozenset(t + 16 * mover_colour
+                                                               for t in previous["piece"])
+    p.capture = (None if previous["capture"] is None
+                 else frozenset(t + 16 * (mover_colour ^ 1) for t in previous["capture"]))
+    p.to = None if previous["to"] is None else frozenset(_turn(s, owner) for s in previous["to"])
+    p.at = _step_tables(previous["at"], owner)
+    p.at_from = _step_tables(previous["at_from"], owner)
+    p.attacks = tuple(frozenset(t + 16 * (mover_colour ^ 1) for t in types)
+                      for types in previous["attacks"])
+    p.drop, p.captures, p.promote = previous["drop"], previous["captures"], previous["promote"]
+    return p
+
+
+#: A count term compiled for one owner colour: (colour, on the board (else owned), at most (else
+#: at least), number, piece codes on the board (else unpromoted types), squares or None: all).
+_Count = tuple[int, bool, bool, int, tuple[int, ...], Optional[frozenset[int]]]
+
+
+class MoveFacts:
+    """The move just played, as the clauses ask about it; ``position`` holds the board after
+    the move, and its attack test (``Position.attacked``) answers the attack questions."""
+
+    ply: int
+    mover: int
+    frm: Optional[int]  # None: a drop
+    to: int
+    before: int  # the piece code before the move (the dropped piece for a drop)
+    after: int  # … after it
+    captured: int  # the code of the piece taken, or 0
+    promoted: bool
+    last: bool  # the last move of the game
+    kings: list[Optional[int]]  # the square of each colour's king
+    previous: Optional[PlayedMove]  # the move before this one
+    own_previous: Optional[PlayedMove]  # the mover's move before this one
+    targets: Optional[list[int]]  # the squares the piece moved attacks, once asked for
+    material: list[list[int]]  # what each colour owns, by unpromoted type (see _counts_hold)
+    position: Position
+
+    def __init__(self, position: Position, material: list[list[int]]) -> None:
+        self.position = position
+        self.material = material
+        self.kings = [None, None]
+        for s, code in enumerate(position.board):
+            if code & 15 == KING:
+                self.kings[code >> 4] = s
+        self.ply = self.mover = self.to = self.before = self.after = self.captured = 0
+        self.frm = None
+        self.promoted = self.last = False
+        self.previous = self.own_previous = None
+        self.targets = None
+
+
 class _Clause:
     """One clause compiled for one owner colour (board squares, piece codes); ``test(move facts,
     board, hands)`` says whether it holds after a move."""
 
-    __slots__ = ("technique", "owner", "mover", "frm", "to", "promote", "could_promote",
-                 "becomes", "captures", "capture", "previous", "own_previous", "around",
-                 "condition", "has_condition", "counts", "check", "mate", "attacked", "defended",
-                 "attacks", "attacks_any", "reaches", "file_full", "late", "test", "near_king")
+    technique: int
+    owner: int
+    mover: int
+    frm: Optional[frozenset[int]]
+    to: Optional[frozenset[int]]
+    promote: Optional[bool]
+    could_promote: Optional[bool]
+    becomes: Optional[frozenset[int]]
+    captures: Optional[bool]
+    capture: Optional[frozenset[int]]
+    previous: Optional[_Previous]
+    own_previous: Optional[_Previous]
+    around: tuple[_Around, ...]
+    condition: Condition
+    has_condition: bool
+    counts: tuple[_Count, ...]
+    check: Optional[bool]
+    mate: Optional[bool]
+    attacked: Optional[bool]
+    defended: Optional[bool]
+    attacks: tuple[frozenset[int], ...]
+    attacks_any: frozenset[int]
+    reaches: Optional[frozenset[int]]
+    file_full: Optional[bool]
+    late: bool  # it asks an attack question (``_late``)
+    near_king: bool
 
-
-def _compile_previous(previous: Optional[dict], mover_colour: int, owner: int) -> Optional[tuple]:
-    if previous is None:
-        return None
-    codes = None if previous["piece"] is None else frozenset(t + 16 * mover_colour
-                                                             for t in previous["piece"])
-    capture = (None if previous["capture"] is None
-               else frozenset(t + 16 * (mover_colour ^ 1) for t in previous["capture"]))
-    to = None if previous["to"] is None else frozenset(_turn(s, owner) for s in previous["to"])
-    at, at_from = (None if previous[key] is None
-                   else tuple(_compile_probe(p, owner)[1] for p in previous[key])
-                   for key in ("at", "at_from"))
-    attacks = tuple(frozenset(t + 16 * (mover_colour ^ 1) for t in types)
-                    for types in previous["attacks"])
-    return (codes, previous["drop"], previous["captures"], capture, previous["promote"], to, at,
-            at_from, attacks)
+    def test(self, m: MoveFacts, board: list[int], hands: list[list[int]]) -> bool:
+        """True if the clause holds after the move ``m``: the checks it has, cheapest first."""
+        if self.frm is not None and m.frm not in self.frm:
+            return False
+        if self.promote is not None and m.promoted != self.promote:
+            return False
+        if self.could_promote is not None and _could_promote(m) != self.could_promote:
+            return False
+        if self.becomes is not None and m.after not in self.becomes:
+            return False
+        if self.previous is not None and not _previous_matches(self.previous, m.previous, m,
+                                                               board):
+            return False
+        if self.own_previous is not None and not _previous_matches(self.own_previous,
+                                                                   m.own_previous, m, board):
+            return False
+        to = m.to
+        if self.file_full is not None and file_full(board, to) != self.file_full:
+            return False
+        for around in self.around:
+            if not around.holds(to, board):
+                return False
+        if self.has_condition and not _holds(self.condition, board, hands):
+            return False
+        if self.counts and not _counts_hold(self.counts, board, m.material):
+            return False
+        return _late(self, m, board, hands) if self.late else True
 
 
 def _compile_clause(index: int, clause: dict, owner: int) -> _Clause:
@@ -348,11 +525,13 @@ def _compile_clause(index: int, clause: dict, owner: int) -> _Clause:
     around = []
     for mode, types, probes in clause["around"]:
         colour = owner if mode in ("own", "not_own") else owner ^ 1
-        codes = None if types is None else frozenset(t + 16 * colour for t in types)
-        around.append((mode, codes, tuple(_compile_probe(p, owner) for p in probes)))
+        kind = (_AROUND_EMPTY if mode == "empty" else _AROUND_NONE if mode.startswith("not")
+                else _AROUND_ANY)
+        codes = 0 if types is None else _code_mask(t + 16 * colour for t in types)
+        around.append(_Around(kind, codes, tuple(_compile_probe(p, owner) for p in probes)))
     c.around = tuple(around)
     c.condition = _compile_condition(clause["condition"], owner)
-    c.has_condition = any(c.condition[:4])
+    c.has_condition = c.condition.names_something()
     c.counts = tuple((owner ^ theirs, on_board, at_most, n,
                       tuple(t + 16 * (owner ^ theirs) for t in types) if on_board else types,
                       None if len(squares) == 81 else frozenset(_turn(s, owner) for s in squares))
@@ -361,7 +540,7 @@ def _compile_clause(index: int, clause: dict, owner: int) -> _Clause:
         clause["check"], clause["mate"], clause["attacked"], clause["defended"],
         clause["file_full"])
     c.attacks = tuple(frozenset(t + 16 * other for t in types) for types in clause["attacks"])
-    c.attacks_any = frozenset().union(*c.attacks)
+    c.attacks_any = frozenset(code for codes in c.attacks for code in codes)
     c.reaches = (None if clause["reaches"] is None
                  else frozenset(_turn(s, owner) for s in clause["reaches"]))
     c.late = bool(c.check or c.mate or c.attacked is not None or c.defended is not None
@@ -372,13 +551,16 @@ def _compile_clause(index: int, clause: dict, owner: int) -> _Clause:
                       and all(kind == _STEP_PROBE and max(abs(df), abs(dr)) <= 2
                               for kind, (df, dr), _ in probes)
                       for mode, types, probes in clause["around"])
-    c.test = _test(c)
     return c
 
 
 #: What a clause needs before it is looked at: nothing more than its slot (PLAIN), the last
 #: move of the game (MATE), a full file (FULL), a check (CHECK), the other king near (KING_NEAR).
 PLAIN, MATE, FULL, CHECK, KING_NEAR = range(5)
+
+#: A clause as ``CompiledTechniques`` indexes it: (clause, the squares it may go to or None: any,
+#: the types it may take (0: none) or None: any, what it needs).
+_Indexed = tuple[_Clause, Optional[frozenset[int]], Optional[frozenset[int]], int]
 
 
 class CompiledTechniques:
@@ -390,7 +572,17 @@ class CompiledTechniques:
     of the side not moving within two steps of the square the piece went to only when it is.
     The lists of a slot are made the first time a move of that slot is seen (``lists``)."""
 
-    def __init__(self, techniques: list, label_index: dict):
+    names: list[str]
+    n: int
+    once: list[bool]
+    window: list[int]
+    requires: list[tuple[int, ...]]
+    opponent_requires: list[tuple[int, ...]]
+    by_piece: dict[tuple[int, int, bool], list[_Indexed]]  # (mover, code, drop) -> clauses
+    slots: list[Optional[tuple[tuple[_Clause, ...], ...]]]  # slot -> the five lists, or None
+
+
+    def __init__(self, techniques: list, label_index: dict) -> None:
         self.names = [t.name for t in techniques]
         self.n = len(techniques)
         self.once = [t.once for t in techniques]
@@ -398,13 +590,13 @@ class CompiledTechniques:
         self.requires = [tuple(label_index[r] for r in t.requires) for t in techniques]
         self.opponent_requires = [tuple(label_index[r] for r in t.opponent_requires)
                                   for t in techniques]
-        # (mover, code, drop) -> [(clause, to squares or None, captured types or None, need)]
         self.by_piece = {}
-        self.slots = {}  # slot -> the five lists, made when first asked for
+        self.slots = [None] * SLOTS
         for i, technique in enumerate(techniques):
             for owner in (BLACK, WHITE):
                 for clause in technique.clauses:
                     compiled = _compile_clause(i, clause, owner)
+                    captured: Optional[frozenset[int]]
                     if clause["capture"] is not None:
                         captured = frozenset(clause["capture"])
                     elif clause["captures"] is not None:
@@ -423,39 +615,46 @@ class CompiledTechniques:
                                     (compiled.mover, t + 16 * compiled.mover, drop), []).append(
                                     (compiled, compiled.to, captured, need))
 
-    def lists(self, key: int) -> tuple:
+    def lists(self, key: int) -> tuple[tuple[_Clause, ...], ...]:
         """The five lists of clauses of a slot (see ``slot``), made once."""
-        found = self.slots.get(key)
+        found = self.slots[key]
         if found is None:
             rest, captured = divmod(key, 15)
             rest, to = divmod(rest, 81)
             rest, drop = divmod(rest, 2)
             mover, code = divmod(rest, 32)
-            found = ([], [], [], [], [])
-            for clause, squares, taken, need in self.by_piece.get((mover, code, bool(drop)), ()):
+            chosen: list[list[_Clause]] = [[], [], [], [], []]
+            for clause, squares, taken, need in self.by_piece.get((mover, code, bool(drop)), []):
                 if (squares is None or to in squares) and (taken is None or captured in taken):
-                    found[need].append(clause)
-            found = self.slots[key] = tuple(tuple(one) for one in found)
+                    chosen[need].append(clause)
+            found = tuple(tuple(one) for one in chosen)
+            self.slots[key] = found
         return found
 
-    def clauses(self) -> list:
+    def clauses(self) -> list[_Clause]:
         """Every compiled clause (each technique's, for each owner)."""
         return list({id(c): c for entries in self.by_piece.values()
                      for c, _, _, _ in entries}.values())
 
 
-def slot(mover: int, code: int, drop: bool, to: int, captured: int) -> int:
+def slot(mover: int, code: int, drop: int, to: int, captured: int) -> int:
     """The slot of a move in ``CompiledTechniques`` (``code``: the piece before the move;
-    ``captured``: the type of the piece taken, promoted or not, or 0)."""
+    ``drop``: 1 (or True) for a drop; ``captured``: the type of the piece taken, promoted or
+    not, or 0)."""
     return (((mover * 32 + code) * 2 + drop) * 81 + to) * 15 + captured
 
 
-class MoveFacts:
-    """The move just played, as the clauses ask about it (``attacked(square, colour)``: the
-    attack test of the board, ``labels.attacks.attacked`` or a ``Position``'s)."""
+#: How many slots there are.
+SLOTS: Final = slot(1, 31, 1, 80, 14) + 1
 
-    __slots__ = ("ply", "mover", "frm", "to", "before", "after", "captured", "promoted", "last",
-                 "kings", "previous", "own_previous", "targets", "material", "attacked")
+
+def file_full(board: list[int], sq: int) -> bool:
+    """True if every square of the file of ``sq`` holds a piece."""
+    first = sq - sq % 9
+    for s in range(first, first + 9):
+        if not board[s]:
+            return False
+    return True
 
 
 def _could_promote(m: MoveFacts) -> bool:
@@ -464,7 +663,7 @@ def _could_promote(m: MoveFacts) -> bool:
                           and (ZONE[m.mover][frm] or ZONE[m.mover][m.to]))
 
 
-def _counts_hold(counts: tuple, board: list, material: list) -> bool:
+def _counts_hold(counts: tuple[_Count, ...], board: list[int], material: list[list[int]]) -> bool:
     """``material[colour][type]``: the pieces each side owns (on the board promoted or not, and
     in hand), by unpromoted type."""
     for colour, on_board, at_most, n, kinds, squares in counts:
@@ -475,7 +674,9 @@ def _counts_hold(counts: tuple, board: list, material: list) -> bool:
             elif squares is None:
                 count += board.count(t)
             else:
-                count += sum(1 for s in squares if board[s] == t)
+                for s in squares:
+                    if board[s] == t:
+                        count += 1
             if at_most and count > n:
                 return False
         if count < n and not at_most:
@@ -483,103 +684,47 @@ def _counts_hold(counts: tuple, board: list, material: list) -> bool:
     return True
 
 
-def _test(c: _Clause):
-    """The clause as one Python function of (move facts, board, hands) holding only the checks
-    it needs, cheapest first: written out as source and compiled once."""
-    consts, lines = {}, []
-
-    def const(value):
-        name = f"K{len(consts)}"
-        consts[name] = value
-        return name
-
-    def fail_unless(condition):
-        lines.append(f"    if not ({condition}): return False")
-
-    if c.frm is not None:
-        fail_unless(f"m.frm in {const(c.frm)}")
-    if c.promote is not None:
-        fail_unless(f"m.promoted is {c.promote}")
-    if c.could_promote is not None:
-        fail_unless(f"_could_promote(m) is {c.could_promote}")
-    if c.becomes is not None:
-        fail_unless(f"m.after in {const(c.becomes)}")
-    for key in ("previous", "own_previous"):
-        matcher = getattr(c, key)
-        if matcher is not None:
-            fail_unless(f"_previous_matches({const(matcher)}, m.{key}, m, board)")
-    lines.append("    to = m.to")
-    if c.file_full is not None:
-        fail_unless(f"(0 not in board[to - to % 9:to - to % 9 + 9]) is {c.file_full}")
-    for mode, codes, probes in c.around:
-        squares = []
-        for probe in probes:
-            name = f"s{len(consts)}"
-            if probe[0] == _STEP_PROBE:
-                lines.append(f"    {name} = {const(probe[1])}[to]")
-            else:
-                lines.append(f"    {name} = _probe_at({const(probe)}, to, board)")
-            squares.append(name)
-        if mode == "empty":
-            fail_unless(" and ".join(f"{s} >= 0 and not board[{s}]" for s in squares))
-            continue
-        codes_name = const(codes)
-        found = " or ".join(f"({s} >= 0 and board[{s}] in {codes_name})" for s in squares)
-        fail_unless(f"not ({found})" if mode.startswith("not") else found)
-    if c.has_condition:
-        fail_unless(f"_holds({const(c.condition)}, board, hands)")
-    if c.counts:
-        fail_unless(f"_counts_hold({const(c.counts)}, board, m.material)")
-    lines.append(f"    return _late({const(c)}, m, board, hands)" if c.late else "    return True")
-    source = "def test(m, board, hands):\n" + "\n".join(lines) + "\n"
-    namespace = {**consts, "_could_promote": _could_promote, "_previous_matches": _previous_matches,
-                 "_probe_at": _probe_at, "_holds": _holds, "_counts_hold": _counts_hold,
-                 "_late": _late}
-    exec(compile(source, f"<technique {c.technique}>", "exec"), namespace)
-    return namespace["test"]
-
-
-def _previous_matches(matcher: tuple, move: Optional[tuple], m: MoveFacts, board: list) -> bool:
+def _previous_matches(matcher: _Previous, move: Optional[PlayedMove], m: MoveFacts,
+                      board: list[int]) -> bool:
     if move is None:
         return False
-    codes, drop, captures, capture, promote, to, at, at_from, attacks = matcher
     frm, square, before, after, captured = move
-    if codes is not None and before not in codes:
+    if matcher.codes is not None and before not in matcher.codes:
         return False
-    if drop is not None and (frm is None) is not drop:
+    if matcher.drop is not None and (frm is None) != matcher.drop:
         return False
-    if captures is not None and bool(captured) is not captures:
+    if matcher.captures is not None and bool(captured) != matcher.captures:
         return False
-    if capture is not None and captured not in capture:
+    if matcher.capture is not None and captured not in matcher.capture:
         return False
-    if promote is not None and (before != after) is not promote:
+    if matcher.promote is not None and (before != after) != matcher.promote:
         return False
-    if to is not None and square not in to:
+    if matcher.to is not None and square not in matcher.to:
         return False
-    if at is not None:
+    if matcher.at is not None:
         to = m.to
-        for table in at:
+        for table in matcher.at:
             if table[to] == square:
                 break
         else:
             return False
-    if at_from is not None:
-        frm = m.frm
-        if frm is None:
+    if matcher.at_from is not None:
+        moved_from = m.frm
+        if moved_from is None:
             return False
-        for table in at_from:
-            if table[frm] == square:
+        for table in matcher.at_from:
+            if table[moved_from] == square:
                 break
         else:
             return False
-    if attacks:
+    if matcher.attacks:
         if board[square] != after:
             return False
-        return _distinct(attacks, [board[t] for t in targets(board, square) if board[t]])
+        return _distinct(matcher.attacks, [board[t] for t in targets(board, square) if board[t]])
     return True
 
 
-def _distinct(wanted: tuple, pieces: list) -> bool:
+def _distinct(wanted: tuple[frozenset[int], ...], pieces: list[int]) -> bool:
     """True if each set of ``wanted`` can be matched by a different piece of ``pieces``."""
     if len(wanted) > 1:
         pieces = [p for p in pieces if p and any(p in w for w in wanted)]
@@ -588,7 +733,7 @@ def _distinct(wanted: tuple, pieces: list) -> bool:
     return _matched(wanted, pieces)
 
 
-def _matched(wanted: tuple, pieces: list) -> bool:
+def _matched(wanted: tuple[frozenset[int], ...], pieces: list[int]) -> bool:
     if not wanted:
         return True
     first, rest = wanted[0], wanted[1:]
@@ -598,22 +743,25 @@ def _matched(wanted: tuple, pieces: list) -> bool:
     return False
 
 
-def _late(c: _Clause, m: MoveFacts, board: list, hands: list) -> bool:
+def _late(c: _Clause, m: MoveFacts, board: list[int], hands: list[list[int]]) -> bool:
     """The attack questions, asked last."""
     to, mover = m.to, m.mover
+    position = m.position
     if c.check or c.mate:
         king = m.kings[mover ^ 1]
-        if king is None or not m.attacked(king, mover):
+        if king is None or not position.attacked(king, mover):
             return False
-    if c.attacked is not None and m.attacked(to, mover ^ 1) is not c.attacked:
+    if c.attacked is not None and position.attacked(to, mover ^ 1) != c.attacked:
         return False
-    if c.defended is not None and m.attacked(to, mover) is not c.defended:
+    if c.defended is not None and position.attacked(to, mover) != c.defended:
         return False
-    if c.attacks or c.reaches is not None:
+    reaches = c.reaches
+    if c.attacks or reaches is not None:
         reached = m.targets
         if reached is None:
-            reached = m.targets = targets(board, to)
-        if c.reaches is not None and not any(s in c.reaches for s in reached):
+            reached = targets(board, to)
+            m.targets = reached
+        if reaches is not None and not any(s in reaches for s in reached):
             return False
         if c.attacks:
             union = c.attacks_any
@@ -625,8 +773,7 @@ def _late(c: _Clause, m: MoveFacts, board: list, hands: list) -> bool:
     return True
 
 
-def _is_mate(board: list, hands: list, turn: int) -> bool:
-    from kifudb.core.position import Position, sfen_of
+def _is_mate(board: list[int], hands: list[list[int]], turn: int) -> bool:
     return Position.from_sfen(sfen_of(board, hands, turn)).is_checkmate()
 
 
@@ -635,38 +782,51 @@ def _is_mate(board: list, hands: list, turn: int) -> bool:
 class GameFacts:
     """What the notes ask about a whole game, gathered during the replay."""
 
-    __slots__ = ("plies", "outbreak", "outbreak_board", "outbreak_hands", "board", "hands",
-                 "bishop_captures", "bishop_moves")
+    plies: int
+    outbreak: Optional[int]  # ply of the first capture of a piece other than a pawn or bishop
+    outbreak_board: list[int]  # the position then (empty lists until there is one)
+    outbreak_hands: list[list[int]]
+    board: list[int]  # the position at the end
+    hands: list[list[int]]
+    bishop_captures: list[tuple[int, int]]  # (colour, ply) of the first two captures of a bishop
+    bishop_moves: list[int]  # bishop moves of each side until the second of them
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.plies = 0
-        self.outbreak = None  # ply of the first capture of a piece other than a pawn or bishop
-        self.outbreak_board = self.outbreak_hands = None
-        self.board = self.hands = None
-        self.bishop_captures = []  # (colour, ply) of the first two captures of a bishop
-        self.bishop_moves = [0, 0]  # bishop moves of each side until the second of them
+        self.outbreak = None
+        self.outbreak_board, self.outbreak_hands = [], []
+        self.board, self.hands = [], []
+        self.bishop_captures = []
+        self.bishop_moves = [0, 0]
 
 
 class CompiledNotes:
     """The notes compiled for both owners, with each ``reached`` name widened to the label and
     every label below it in the parent tree."""
 
-    def __init__(self, notes: list, descendants):
+    notes: list[Note]
+    condition: list[list[Condition]]  # side -> note -> its position condition
+    has_condition: list[bool]
+    wide: list[tuple[frozenset[str], ...]]
+
+    def __init__(self, notes: list[Note], descendants: Callable[[str], set]) -> None:
         self.notes = notes
         self.condition = [[_compile_condition(n.condition, side) for n in notes]
                           for side in (BLACK, WHITE)]
-        self.has_condition = [any(self.condition[BLACK][i][:4]) for i in range(len(notes))]
+        self.has_condition = [self.condition[BLACK][i].names_something()
+                              for i in range(len(notes))]
         self.wide = [tuple(frozenset(descendants(name)) for name in names)
                      for n in notes
                      for names in [n.reached + n.opponent_reached + n.not_reached
                                    + n.opponent_not_reached]]
 
 
-def note_plies(c: CompiledNotes, facts: GameFacts, named: list) -> list:
+def note_plies(c: CompiledNotes, facts: GameFacts,
+               named: list[set[str]]) -> list[list[tuple[int, int]]]:
     """Per side, ``[(note index, ply)]`` of the notes that hold at the end of the game;
     ``named[side]`` is the set of label names the side has."""
     exchange = _bishop_exchange(facts)
-    out = [[], []]
+    out: list[list[tuple[int, int]]] = [[], []]
     for side in (BLACK, WHITE):
         for i, note in enumerate(c.notes):
             if note.plies_min is not None and facts.plies < note.plies_min:
@@ -692,16 +852,17 @@ def note_plies(c: CompiledNotes, facts: GameFacts, named: list) -> list:
                     continue
             if not _names_hold(note, c.wide[i], named[side], named[side ^ 1]):
                 continue
-            at_outbreak = note.at == "outbreak" and outbreak is not None
-            board, hands = ((facts.outbreak_board, facts.outbreak_hands) if at_outbreak
-                            else (facts.board, facts.hands))
+            board, hands, ply = facts.board, facts.hands, facts.plies
+            if note.at == "outbreak" and outbreak is not None:
+                board, hands, ply = facts.outbreak_board, facts.outbreak_hands, outbreak
             if c.has_condition[i] and not _holds(c.condition[side][i], board, hands):
                 continue
-            out[side].append((i, outbreak if at_outbreak else facts.plies))
+            out[side].append((i, ply))
     return out
 
 
-def _names_hold(note: Note, wide: tuple, own: set, other: set) -> bool:
+def _names_hold(note: Note, wide: tuple[frozenset[str], ...], own: set[str],
+                other: set[str]) -> bool:
     k = 0
     for names, wanted, present in ((note.reached, own, True), (note.opponent_reached, other, True),
                                    (note.not_reached, own, False),
@@ -725,7 +886,7 @@ def _bishop_exchange(facts: GameFacts) -> Optional[int]:
 
 
 def track(facts: GameFacts, ply: int, mover: int, moved_type: int, captured_type: int,
-          board: list, hands: list) -> None:
+          board: list[int], hands: list[list[int]]) -> None:
     """Record the game facts of one move (``moved_type`` and ``captured_type`` unpromoted)."""
     captures = facts.bishop_captures
     if len(captures) < 2 and moved_type == 5:

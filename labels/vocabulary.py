@@ -13,6 +13,8 @@ compiled, for one side, into checks of board squares against sets of piece codes
 
 from __future__ import annotations
 
+from typing import Iterable, Sequence
+
 from kifudb.core.pieces import HAND_TYPES, KANJI_TYPES, WHITE
 
 _ALL_TYPES = tuple(range(1, 15))
@@ -95,14 +97,61 @@ def _turn(sq: int, side: int) -> int:
     return 80 - sq if side == WHITE else sq
 
 
-def _compile_condition(condition: dict, side: int) -> tuple:
-    """(required, forbidden, empty, hands, alternatives) with board squares and piece codes:
-    required/forbidden are (squares, codes) pairs, hands (colour, type, wanted present)."""
+def _code_mask(codes: Iterable[int]) -> int:
+    """A set of piece codes (0..31) as the bits of one number: ``mask >> code & 1`` asks whether
+    ``code`` is in it (0, the empty square, never is)::
+
+        >>> _code_mask([1, 17]), _mask_codes(131074)
+        (131074, [1, 17])
+    """
+    mask = 0
+    for code in codes:
+        mask |= 1 << code
+    return mask
+
+
+def _mask_codes(mask: int) -> list[int]:
+    """The piece codes of a ``_code_mask``."""
+    return [code for code in range(32) if mask >> code & 1]
+
+
+#: One term of a compiled condition: (board squares, piece codes as a ``_code_mask``).
+Term = tuple[tuple[int, ...], int]
+
+
+class Condition:
+    """A position condition compiled for one side, with board squares and piece codes:
+    ``required`` terms (one of the squares holds one of the codes), ``forbidden`` terms (none
+    does), ``empty`` squares, ``hands`` terms ``(colour, type, wanted present)`` and
+    ``alternatives`` (one of them must hold too, when there are any)."""
+
+    required: tuple[Term, ...]
+    forbidden: tuple[Term, ...]
+    empty: tuple[int, ...]
+    hands: tuple[tuple[int, int, bool], ...]
+    alternatives: tuple[Condition, ...]
+
+    def __init__(self, required: tuple[Term, ...], forbidden: tuple[Term, ...],
+                 empty: tuple[int, ...], hands: tuple[tuple[int, int, bool], ...],
+                 alternatives: tuple[Condition, ...]) -> None:
+        self.required = required
+        self.forbidden = forbidden
+        self.empty = empty
+        self.hands = hands
+        self.alternatives = alternatives
+
+    def names_something(self) -> bool:
+        """True if the condition itself (not its alternatives) names a square or a hand."""
+        return bool(self.required or self.forbidden or self.empty or self.hands)
+
+
+def _compile_condition(condition: dict, side: int) -> Condition:
+    """The parsed ``condition`` (owner-as-Black squares, piece types) for ``side``."""
     other = side ^ 1
 
-    def terms(key, colour):
+    def terms(key: str, colour: int) -> tuple[Term, ...]:
         return tuple((tuple(_turn(s, side) for s in squares),
-                      frozenset(t + 16 * colour for t in types))
+                      _code_mask(t + 16 * colour for t in types))
                      for types, squares in condition[key])
 
     required = terms("own", side) + terms("theirs", other)
@@ -113,29 +162,30 @@ def _compile_condition(condition: dict, side: int) -> tuple:
                   + [(side, t, False) for t in condition["not_hand"]]
                   + [(other, t, False) for t in condition["not_their_hand"]])
     alternatives = tuple(_compile_condition(a, side) for a in condition.get("any", []))
-    return required, forbidden, empty, hands, alternatives
+    return Condition(required, forbidden, empty, hands, alternatives)
 
 
-def _holds(compiled: tuple, board: list, hands: list) -> bool:
-    required, forbidden, empty, hand_terms, alternatives = compiled
-    for squares, codes in required:
+def _holds(compiled: Condition, board: list[int], hands: Sequence[Sequence[int]]) -> bool:
+    """True if the position (``board``: 81 piece codes; ``hands[colour][type]``) meets the
+    condition."""
+    for squares, codes in compiled.required:
         for s in squares:
-            if board[s] in codes:
+            if codes >> board[s] & 1:
                 break
         else:
             return False
-    for s in empty:
+    for s in compiled.empty:
         if board[s]:
             return False
-    for squares, codes in forbidden:
+    for squares, codes in compiled.forbidden:
         for s in squares:
-            if board[s] in codes:
+            if codes >> board[s] & 1:
                 return False
-    for colour, t, present in hand_terms:
-        if (hands[colour][t] > 0) is not present:
+    for colour, t, present in compiled.hands:
+        if (hands[colour][t] > 0) != present:
             return False
-    if alternatives:
-        for alternative in alternatives:
+    if compiled.alternatives:
+        for alternative in compiled.alternatives:
             if _holds(alternative, board, hands):
                 return True
         return False

@@ -203,10 +203,10 @@ def assert_legal(moves, start="startpos"):
 
 
 def test_every_label_has_a_labelled_example():
-    # the castles added for issue 32 have their games in test_castle_vocabulary.py, which checks
-    # that the two sets together name every castle
+    # the castles and openings added for issue 32 have their games in test_castle_vocabulary.py
+    # and test_opening_vocabulary.py, which check that the sets together name every label
     assert set(CASTLES) <= set(definitions().names("castle"))
-    assert set(OPENINGS) == set(definitions().names("opening"))
+    assert set(OPENINGS) <= set(definitions().names("opening"))
 
 
 @pytest.mark.parametrize("name", list(CASTLES))
@@ -274,10 +274,12 @@ def test_primary_labels():
     # reached at the same ply and of the same depth: the one with more conditions
     assert classify_game("startpos", black_only(CASTLES["矢倉穴熊"][0])).black.primary_castle \
         == "矢倉穴熊"
-    # labels about the pair of sides (対抗形) are never primary; a child beats its parent
+    # labels about the pair of sides (対抗形) are never primary; a child beats its parent (issue 32:
+    # ▲6八飛 with the bishop's diagonal open is the child 角道オープン四間飛車 of 四間飛車)
     game = classify_game("startpos", "7g7f 3c3d 2h6h 8c8d".split())
-    assert game.black.primary_opening == "四間飛車" and game.white.primary_opening == "居飛車"
-    assert ("black", "opening", "四間飛車", 3, True) in game.rows()
+    assert game.black.primary_opening == "角道オープン四間飛車" and game.white.primary_opening == "居飛車"
+    assert ("black", "opening", "四間飛車", 3, False) in game.rows()
+    assert ("black", "opening", "角道オープン四間飛車", 3, True) in game.rows()
     assert ("white", "opening", "対抗形", 4, False) in game.rows()
 
 
@@ -366,8 +368,10 @@ def test_habu_fujii_2006_anaguma_against_anaguma():
     # static-rook Anaguma, △９一玉 (24) behind △９二香 (22) and △８二銀 (26) the ranging one.
     labels, headers = record_labels("habu-fujii-2006.kif")
     assert headers["opening"] == "四間飛車"
-    assert labels.white.primary_opening == "四間飛車" and plies(labels.white)["四間飛車"] == 6
-    assert labels.black.primary_opening == "居飛車"
+    # (issue 32: △4四歩 (4) closed the diagonal before △4二飛: ノーマル四間飛車; the static rook's
+    # king on ８八 (19) on its way to the Anaguma is a 対振り持久戦)
+    assert labels.white.primary_opening == "ノーマル四間飛車" and plies(labels.white)["四間飛車"] == 6
+    assert labels.black.primary_opening == "対振り持久戦" and plies(labels.black)["居飛車"] == 3
     assert plies(labels.black)["対抗形"] == plies(labels.white)["対抗形"] == 6
     assert labels.black.primary_castle == "居飛車穴熊" and plies(labels.black)["居飛車穴熊"] == 35
     assert labels.white.primary_castle == "振り飛車穴熊" and plies(labels.white)["振り飛車穴熊"] == 26
@@ -396,7 +400,9 @@ def test_kiou_2014_side_pawn_capture():
     # ▲２四歩 △同歩 ▲同飛 △８六歩 ▲同歩 △同飛 ▲３四飛 (ply 15); White sets up 中住まい
     labels, _ = record_labels("kiou201403160101.kif")
     assert plies(labels.black)["横歩取り"] == plies(labels.white)["横歩取り"] == 15
-    assert labels.black.primary_opening == labels.white.primary_opening == "横歩取り"
+    # (issue 32: White answered △3三角 (16) and drew the rook back to △8五飛 (32): 中座飛車)
+    assert labels.black.primary_opening == "横歩取り" and labels.white.primary_opening == "中座飛車"
+    assert plies(labels.white)["△3三角型空中戦法"] == 16 and plies(labels.white)["中座飛車"] == 32
     assert labels.white.primary_castle == "中住まい"
 
 
@@ -404,7 +410,9 @@ def test_sunfish_pro_games_against_their_opening_headers():
     # kifu11058, $OPENING:矢倉: ▲７七銀 (15) with ▲７六歩 ▲６六歩; ▲８八玉 (33) completes 金矢倉
     labels, headers = record_labels("kifu11058.csa")
     assert headers["opening"] == "矢倉"
-    assert labels.black.primary_opening == labels.white.primary_opening == "矢倉"
+    # (issue 32: ▲3八銀 (27) ▲2七銀 (29) with the rook at home is a climbing silver: 矢倉棒銀)
+    assert labels.black.primary_opening == "矢倉棒銀" and labels.white.primary_opening == "矢倉"
+    assert plies(labels.black)["矢倉"] == 15 and plies(labels.black)["矢倉棒銀"] == 29
     assert labels.black.primary_castle == "金矢倉" and plies(labels.black)["金矢倉"] == 33
     # kifu15093, $OPENING:角換わり: △７七角成 ▲同銀 (13); ▲２七銀 (31) is 棒銀
     labels, headers = record_labels("kifu15093.csa")
@@ -414,7 +422,8 @@ def test_sunfish_pro_games_against_their_opening_headers():
     # kifu20023, $OPENING:四間飛車: Black 舟囲い (▲５八金, 13) -> 左美濃 (▲７八銀, 23) -> 居飛車銀冠
     # (▲７八金, 37) -> 居飛車穴熊 (▲８八銀, 59); White 美濃 (22) -> 高美濃 (28) -> 銀冠 (44)
     labels, headers = record_labels("kifu20023.csa")
-    assert headers["opening"] == "四間飛車" and labels.white.primary_opening == "四間飛車"
+    # (issue 32: △4四歩 (4) before △4二飛 (6): ノーマル四間飛車)
+    assert headers["opening"] == "四間飛車" and labels.white.primary_opening == "ノーマル四間飛車"
     # (issue 32: ▲5七銀 (17) on the 舟囲い is 舟囲いDX; ▲9九玉 (41) has three golds and silvers
     # around it, 三枚穴熊)
     assert [(r.name, r.ply) for r in labels.black.castles] == [
@@ -430,7 +439,9 @@ def test_sunfish_pro_games_against_their_opening_headers():
     labels, headers = record_labels("kifu32335.csa")
     assert headers["opening"] == "相振飛車"
     assert plies(labels.black)["相振り飛車"] == plies(labels.white)["相振り飛車"] == 12
-    assert labels.black.primary_opening == "三間飛車" and labels.white.primary_opening == "四間飛車"
+    # (issue 32: both diagonals closed first, ▲6六歩 (3) and △4四歩 (6): the ノーマル forms)
+    assert labels.black.primary_opening == "ノーマル三間飛車"
+    assert labels.white.primary_opening == "ノーマル四間飛車"
     assert labels.white.primary_castle == "金無双" and plies(labels.white)["金無双"] == 30
 
 
@@ -528,7 +539,7 @@ def test_cli_jsonl_one_object_per_game_and_unreadable_files(tmp_path):
     assert [r["index"] for r in rows] == [0, 1, 2, 0, None, None]
     habu = rows[3]
     assert habu["path"].endswith("habu-fujii-2006.kif")
-    assert habu["white"]["primary_opening"] == "四間飛車"
+    assert habu["white"]["primary_opening"] == "ノーマル四間飛車"
     assert {"name": "居飛車穴熊", "ply": 35} in habu["black"]["castles"]
     assert set(habu["black"]) == {"castles", "openings", "primary_castle", "primary_opening",
                                   "techniques", "notes"}
@@ -544,7 +555,7 @@ def test_cli_json_and_text(tmp_path):
     result = run(FIXTURES / "kifu20023.csa", tmp_path / "pipe.kif")
     assert result.exit_code == 0
     assert "▲ castles:    舟囲い (13), 舟囲いDX (17), 左美濃 (23)" in result.output
-    assert "△ openings:   振り飛車 (6), 対抗形 (6), *四間飛車 (6)" in result.output
+    assert "△ openings:   振り飛車 (6), 対抗形 (6), 四間飛車 (6), *ノーマル四間飛車 (6)" in result.output
     assert "▲ techniques: " in result.output and "▲ notes:      " in result.output
     assert "pipe.kif: cannot read" in result.output
     missing = run(FIXTURES / "kifu20023.csa", tmp_path / "missing.kif")  # names nothing

@@ -60,7 +60,8 @@ def test_explorer_result_bars_are_of_the_decided_games(db):
 def test_the_opening_is_named_above_the_explorer():
     at = page("explorer", moves="7g7f 3c3d 2h6h 8c8d")
     named = [m.value for m in at.markdown if m.value.startswith("##### ")]
-    assert named and "四間飛車 · Fourth\\-file rook" in named[0] and "居飛車" in named[0], named
+    assert named and "角道オープン四間飛車 · Open\\-diagonal fourth\\-file rook" in named[0], named
+    assert "居飛車" in named[0], named
 
 
 # ----- defect 11: wording, headers, charts, downloads, engine comments ---------------------------

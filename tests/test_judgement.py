@@ -326,9 +326,10 @@ def _check(groups: list, name: str, expected: dict) -> None:
 
 PLAYERS = {(HABU, "black"): "羽生善治", (HABU, "white"): "藤井猛",
            (KYOOCHI, "black"): "糸谷哲郎", (KYOOCHI, "white"): "深浦康市"}
-OPENINGS = {(HABU, "black"): "居飛車", (HABU, "white"): "四間飛車", (KYOOCHI, "black"): "居飛車"}
+OPENINGS = {(HABU, "black"): "対振り持久戦", (HABU, "white"): "ノーマル四間飛車",
+            (KYOOCHI, "black"): "居飛車"}
 CASTLES = {(HABU, "black"): "居飛車穴熊", (HABU, "white"): "振り飛車穴熊",
-           (KYOOCHI, "black"): "左美濃"}
+           (KYOOCHI, "black"): "角道不突き左美濃"}  # ▲7六歩 never played: the child of 左美濃
 
 
 @pytest.mark.parametrize("by, name, key", [
