@@ -10,32 +10,18 @@ Black's moves and checked by hand): Black builds the castle while White's king s
 5一 … (``black_only`` of test_classify.py), or a whole game marked ``game:``.
 """
 
-import csv
-from pathlib import Path
-
 import pytest
 
 from kifudb.labels.classify import classify_game, definitions
 from test_classify import CASTLES, assert_legal, black_only, labels_of, turned
+from vocabulary import bioshogi_tags, names_of
 
-VOCABULARY = Path(__file__).resolve().parent / "fixtures" / "vocabulary" / "bioshogi_tags.tsv"
+#: bioshogi's tags of each kind, as its report counts them
 KINDS = {"castle": 128, "opening": 242, "technique": 104, "note": 15}
 
 
-def bioshogi_tags() -> list:
-    with VOCABULARY.open(encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t"))
-
-
 def castle_names() -> dict:
-    """Every name (label or alias) of a castle label -> the label."""
-    defs = definitions()
-    out = {}
-    for name in defs.names("castle"):
-        out[name] = name
-        for alias in defs[name].aliases:
-            out[alias] = name
-    return out
+    return names_of("castle")
 
 
 # ----- (a) the vocabulary ------------------------------------------------------------------------

@@ -12,31 +12,19 @@ rules); they come from no game record. ``vs(black, white)`` plays Black's moves 
 White stepping its king to and fro once its own moves run out.
 """
 
-import csv
-from pathlib import Path
-
 import pytest
 
 from kifudb.labels.classify import definitions
 from test_classify import OPENINGS, assert_legal, labels_of, turned
-
-VOCABULARY = Path(__file__).resolve().parent / "fixtures" / "vocabulary" / "bioshogi_tags.tsv"
+from vocabulary import bioshogi_tags, names_of
 
 
 def bioshogi_openings() -> list:
-    with VOCABULARY.open(encoding="utf-8", newline="") as handle:
-        return [row for row in csv.DictReader(handle, delimiter="\t") if row["kind"] == "opening"]
+    return bioshogi_tags("opening")
 
 
 def opening_names() -> dict:
-    """Every name (label or alias) of an opening label -> the label."""
-    defs = definitions()
-    out = {}
-    for name in defs.names("opening"):
-        out[name] = name
-        for alias in defs[name].aliases:
-            out[alias] = name
-    return out
+    return names_of("opening")
 
 
 # ----- (a) the vocabulary ------------------------------------------------------------------------
