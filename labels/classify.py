@@ -440,7 +440,7 @@ def _parse_label(table: dict, kind: str, defaults: dict, index: int) -> _Label:
                               "opponent")
     label.weight = (sum([len(label.condition[k]) for k in _CONDITION_KEYS]) + len(label.played)
                     + bool(alternatives) + len(label.requires) + len(label.opponent_requires))
-    group, note, source = (table.get(key, "") for key in ("group", "note", "source"))
+    group, note, source = [table.get(key, "") for key in ("group", "note", "source")]
     if not all(isinstance(text, str) for text in (group, note, source)):
         raise DefinitionError(f"{where}: group, note and source are text")
     label.info = LabelInfo(name, kind, english, tuple(_list(table, "parents", where, str)), 0,
@@ -914,7 +914,7 @@ def _primary(c: _Compiled, indices: list[int], plies: list[int]) -> Optional[str
     """The most specific label: not an ancestor of another one reached, then the deepest, then
     the one with the most conditions, then the latest."""
     candidates = [i for i in indices if c.primary[i]]
-    implied: set[int] = set().union(*(c.ancestors[i] for i in candidates)) if candidates else set()
+    implied: set[int] = set().union(*[c.ancestors[i] for i in candidates]) if candidates else set()
     candidates = [i for i in candidates if i not in implied]
     if not candidates:
         return None

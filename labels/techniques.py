@@ -527,7 +527,7 @@ def _compile_clause(index: int, clause: dict, owner: int) -> _Clause:
         colour = owner if mode in ("own", "not_own") else owner ^ 1
         kind = (_AROUND_EMPTY if mode == "empty" else _AROUND_NONE if mode.startswith("not")
                 else _AROUND_ANY)
-        codes = 0 if types is None else _code_mask(t + 16 * colour for t in types)
+        codes = 0 if types is None else _code_mask([t + 16 * colour for t in types])
         around.append(_Around(kind, codes, tuple(_compile_probe(p, owner) for p in probes)))
     c.around = tuple(around)
     c.condition = _compile_condition(clause["condition"], owner)

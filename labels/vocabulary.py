@@ -151,7 +151,7 @@ def _compile_condition(condition: dict, side: int) -> Condition:
 
     def terms(key: str, colour: int) -> tuple[Term, ...]:
         return tuple((tuple(_turn(s, side) for s in squares),
-                      _code_mask(t + 16 * colour for t in types))
+                      _code_mask([t + 16 * colour for t in types]))
                      for types, squares in condition[key])
 
     required = terms("own", side) + terms("theirs", other)
