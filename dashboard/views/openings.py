@@ -65,17 +65,20 @@ def label_panel(label: str, rates: list, chosen: GameFilter, kind: str = "castle
     examples = label_games(label, limit=20, filters=chosen)
     left, right = st.columns([5, 7], gap="medium")
     with left:
-        if examples:
-            first = examples[0]
-            board.show_seat_board(first, first["ply"] or 0,
-                                  f"{display.label_text(label)} — reached by "
-                                  f"{display.SIDES[first['side']]} at ply {first['ply']} of "
-                                  f"game {first['game']}")
         shape = shape_sfen(label)
-        if shape is not None:
-            board.show_board(Position.from_sfen(shape), last_move=False, size=300, sfen=False,
-                             caption=f"{label}: the shape its definition asks for, ▲ as its "
-                                     f"owner (each piece on the first square it allows)")
+        in_game, drawn = st.tabs(["In a game", "Its shape"]) if shape else (st.container(), None)
+        if examples:
+            with in_game:
+                first = examples[0]
+                board.show_seat_board(first, first["ply"] or 0,
+                                      f"{display.label_text(label)} — reached by "
+                                      f"{display.SIDES[first['side']]} at ply {first['ply']} of "
+                                      f"game {first['game']}")
+        if drawn is not None:
+            with drawn:
+                board.show_board(Position.from_sfen(shape), last_move=False, sfen=False,
+                                 caption=f"{label}: the shape its definition asks for, ▲ as its "
+                                         f"owner (each piece on the first square it allows)")
     with right:
         cells = st.columns(2)
         for cell, side in zip(cells, ("black", "white")):
