@@ -15,7 +15,7 @@ handicap as ``core.handicap`` names it (``香落ち``, ``香落``, ``KY``, ``lan
     >>> label_name("四間")
     Traceback (most recent call last):
     ...
-    ValueError: label: unknown castle, opening, technique or note '四間': did you mean 四間飛車 (Fourth-file rook), 右四間飛車 (Right fourth-file rook), 角交換四間飛車 (Bishop-exchange fourth-file rook)? ('kifudb stats labels' lists them)
+    ValueError: label: unknown castle, opening, technique or note '四間': did you mean 四間飛車 (Fourth-file rook), 右四間飛車 (Right fourth-file rook), 幻想四間飛車 (Illusion fourth-file rook)? ('kifudb stats labels' lists them)
     >>> handicap_name("KY"), handicap_name(" 飛車落 ")
     ('香落ち', '飛車落ち')
     >>> handicap_name("foo")  # doctest: +ELLIPSIS

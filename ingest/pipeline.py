@@ -7,7 +7,7 @@ benchmarks all go through ``read_file`` / ``read_files``::
     (13, 'bad_geometry', 3)
     >>> game = read.games[0]
     >>> game.moves, game.winner, game.reason, game.labels.black.primary_opening
-    (181, <Winner.NONE: 'none'>, <Reason.UNKNOWN: 'unknown'>, '居飛車')
+    (181, <Winner.NONE: 'none'>, <Reason.UNKNOWN: 'unknown'>, '対振り持久戦')
 
 A file that is not a readable record gives no game and a file-level finding; a bug in a reader
 or in the replay of one game becomes an ``internal_error`` finding and the other games go on::

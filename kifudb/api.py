@@ -334,7 +334,7 @@ class Game:
     >>> game.black, game.white, game.date, game.winner, game.reason, len(game.moves)
     ('羽生善治', '藤井猛', datetime.date(2006, 12, 15), 'black', 'resign', 181)
     >>> [m.ki2 for m in game.moves[:3]], game.labels[2]
-    (['▲７六歩', '△３四歩', '▲２六歩'], Label(side='white', kind='opening', label='四間飛車', ply=6, primary=True))
+    (['▲７六歩', '△３四歩', '▲２六歩'], Label(side='white', kind='opening', label='ノーマル四間飛車', ply=6, primary=True))
     """
 
     id: int
@@ -906,8 +906,8 @@ class Stats:
         """Black's main castle or opening against White's, and Black's score (``kifudb stats
         pairings``).
 
-        >>> db.stats.pairings("opening", min_games=2).select("black_label", "white_label", "games").rows()
-        [('矢倉', '矢倉', 2)]
+        >>> db.stats.pairings("opening").select("black_label", "white_label", "games").rows()[:2]
+        [('ゴキゲン中飛車', '△7二飛亜急戦', 1), ('ゴキゲン中飛車', '右四間飛車急戦', 1)]
         """
         rows = _stats.pairings(self._store, kind, against, min_games=min_games,
                                filters=game_filter(filters, **fields))
@@ -928,7 +928,7 @@ class Stats:
         """The labels of one game (castles, openings, techniques, notes), in the order reached.
 
         >>> db.stats.game_labels(1).filter(side="white", primary=True).select("kind", "label", "ply").rows()
-        [('opening', '四間飛車', 6), ('castle', '振り飛車穴熊', 26)]
+        [('opening', 'ノーマル四間飛車', 6), ('castle', '振り飛車穴熊', 26)]
         """
         return frame(_stats.game_labels(self._store, game), COLUMNS["game_labels"])
 
