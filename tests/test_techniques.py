@@ -127,17 +127,17 @@ MADE_UP = {
     "ハッチ閉鎖": (ANAGUMA + " 7i8h", "black", 17),
 }
 
-#: Made up by seeded random playouts (legal moves, captures and drops preferred), cut at the
-#: ply where the technique or note first came: name -> (moves, side, ply).
 #: A playout that ends in a king mated in its corner: it fires 穴熊の姿焼き and 雪隠詰め
 CORNERED_KING_MATED = (
-        "5i4h 4a4b 1g1f 8c8d 7i6h 7c7d 9g9f 8b8c 8g8f 8a7c 1i1g 6a6b 1f1e 7d7e 6h5i 8c8b 8h7i "
-        "7e7f 4i5h 7f7g+ 3g3f 9a9b 6i6h P*7f 8i7g 1a1b 3f3e 4b3b P*7e 7f7g 6h7g N*1a 4h3g 8b7b "
-        "3g2f 7a8b 3i3h 7c8e 8f8e 8d8e N*7h 1c1d P*8g 7b7e 7i8h 7e3e 8h7i 3e6e 5i6h 6e6g+ 7g6g "
-        "1d1e R*4h P*7g 2h1h 8b7a 6h7g P*7f 7g7f P*7c 1g1e 1b1e P*6h 1e1h 7f8e L*9a 4h4i R*2h "
-        "7h8f 2h3h+ P*1e S*1c P*7d 3h2g 2f2g P*8b 2i1g 7c7d P*3i 3b4b 2g1h P*1f L*6e 1f1g+ 1h1i "
-        "N*1b 8f7d P*7e 6e6c+ 6b6c P*7g 4b5b 8e9d 6c7d 9d9c 9b9c R*3e 9c9f P*2h S*2g 9i9f 1g2h")
+    "5i4h 4a4b 1g1f 8c8d 7i6h 7c7d 9g9f 8b8c 8g8f 8a7c 1i1g 6a6b 1f1e 7d7e 6h5i 8c8b 8h7i "
+    "7e7f 4i5h 7f7g+ 3g3f 9a9b 6i6h P*7f 8i7g 1a1b 3f3e 4b3b P*7e 7f7g 6h7g N*1a 4h3g 8b7b "
+    "3g2f 7a8b 3i3h 7c8e 8f8e 8d8e N*7h 1c1d P*8g 7b7e 7i8h 7e3e 8h7i 3e6e 5i6h 6e6g+ 7g6g "
+    "1d1e R*4h P*7g 2h1h 8b7a 6h7g P*7f 7g7f P*7c 1g1e 1b1e P*6h 1e1h 7f8e L*9a 4h4i R*2h "
+    "7h8f 2h3h+ P*1e S*1c P*7d 3h2g 2f2g P*8b 2i1g 7c7d P*3i 3b4b 2g1h P*1f L*6e 1f1g+ 1h1i "
+    "N*1b 8f7d P*7e 6e6c+ 6b6c P*7g 4b5b 8e9d 6c7d 9d9c 9b9c R*3e 9c9f P*2h S*2g 9i9f 1g2h")
 
+#: Made up by seeded random playouts (legal moves, captures and drops preferred), cut at the
+#: ply where the technique or note first came: name -> (moves, side, ply).
 PLAYOUTS = {
     "王手飛車": (
         "9i9h 3c3d 2h7h 2b7g+",
