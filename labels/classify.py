@@ -863,10 +863,12 @@ def _retire(alive: list[list[bool]], flags: list[bool]) -> None:
                 alive[side][i] = False
 
 
-def _withdrawn(c: _Compiled, reached: list[list[Optional[int]]]) -> list[set[int]]:
-    """Per side, the labels withdrawn at the end: excluded by a label reached (by the side or its
-    opponent), or requiring a withdrawn label."""
-    out: list[set[int]] = [set(), set()]
+def _withdrawn(c: _Compiled, reached: list[list[Optional[int]]],
+               lost: list[set[int]]) -> list[set[int]]:
+    """Per side, the labels withdrawn at the end: ``lost`` ones (not first of their group),
+    those excluded by a label reached (by the side or its opponent), and those requiring a
+    withdrawn label."""
+    out: list[set[int]] = [set(lost[BLACK]), set(lost[WHITE])]
     changed = True
     while changed:
         changed = False
@@ -884,18 +886,35 @@ def _withdrawn(c: _Compiled, reached: list[list[Optional[int]]]) -> list[set[int
     return out
 
 
+def _kept_of_groups(c: _Compiled, reached: list[list[Optional[int]]]) -> list[set[int]]:
+    """Per side, the labels withdrawn (``_withdrawn``) or not the first of their group that the
+    side kept; a label requiring one of those goes too, until nothing changes."""
+    lost: list[set[int]] = [set(), set()]
+    while True:
+        withdrawn = _withdrawn(c, reached, lost)
+        grown = False
+        for side in (BLACK, WHITE):
+            first_in_group: dict[str, int] = {}
+            for i in range(c.n):
+                ply = reached[side][i]
+                if ply is not None and c.group[i] and i not in withdrawn[side]:
+                    first_in_group[c.group[i]] = min(ply, first_in_group.get(c.group[i], ply))
+            for i in range(c.n):
+                ply = reached[side][i]
+                if (ply is not None and c.group[i] and i not in withdrawn[side]
+                        and ply > first_in_group[c.group[i]]):
+                    lost[side].add(i)
+                    grown = True
+        if not grown:
+            return withdrawn
+
+
 def _result(c: _Compiled, reached: list[list[Optional[int]]]) -> GameLabels:
-    withdrawn = _withdrawn(c, reached)
+    withdrawn = _kept_of_groups(c, reached)
     sides = []
     for side in (BLACK, WHITE):
         plies = [0 if ply is None else ply for ply in reached[side]]  # 0: not reached
         kept = [i for i in range(c.n) if plies[i] and i not in withdrawn[side]]
-        first_in_group: dict[str, int] = {}
-        for i in kept:
-            if c.group[i]:
-                first_in_group[c.group[i]] = min(plies[i],
-                                                 first_in_group.get(c.group[i], plies[i]))
-        kept = [i for i in kept if not c.group[i] or plies[i] == first_in_group[c.group[i]]]
         kept.sort(key=lambda i: (plies[i], i))
         labels = SideLabels()
         for kind, target in (("castle", labels.castles), ("opening", labels.openings)):
@@ -911,12 +930,26 @@ def _result(c: _Compiled, reached: list[list[Optional[int]]]) -> GameLabels:
 
 
 def _primary(c: _Compiled, indices: list[int], plies: list[int]) -> Optional[str]:
-    """The most specific label: not an ancestor of another one reached, then the deepest, then
-    the one with the most conditions, then the latest."""
+    """The most specific label, not an ancestor of another one reached (of castles, one of the
+    family of the castle reached latest: where the king ended): the deepest, then the one with
+    the most conditions, then the latest."""
     candidates = [i for i in indices if c.primary[i]]
     implied: set[int] = set().union(*[c.ancestors[i] for i in candidates]) if candidates else set()
     candidates = [i for i in candidates if i not in implied]
     if not candidates:
         return None
+    if c.kind[candidates[0]] == "castle":  # the family of the castle the king ended in
+        latest = max([plies[i] for i in candidates])
+        family: set[int] = set()
+        for i in candidates:
+            if plies[i] == latest:
+                family |= _roots(c, i)
+        candidates = [i for i in candidates if _roots(c, i) & family]
     best = max(candidates, key=lambda i: (c.depth[i], c.weight[i], plies[i], -i))
     return c.names[best]
+
+
+def _roots(c: _Compiled, i: int) -> set[int]:
+    """The labels at the top of ``i``'s family tree (``i`` itself for a root)."""
+    roots = {j for j in c.ancestors[i] if c.depth[j] == 0}
+    return roots if roots else {i}

@@ -290,6 +290,41 @@ def test_first_rook_file_wins():
     assert "四間飛車" in names and "三間飛車" not in names
 
 
+def real_game(name: str) -> tuple[str, list[str]]:
+    """The start and moves of the game of ``tests/fixtures/usi/real_games.usi`` named ``name``."""
+    lines = (FIXTURES.parent / "usi" / "real_games.usi").read_text(encoding="utf-8").splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("#") and name in line)
+    start, _, moves = lines[at + 1].removeprefix("sfen ").partition(" moves ")
+    return start, moves.split()
+
+
+def test_the_primary_castle_is_of_the_family_the_king_ended_in():
+    # White builds a boat castle (舟囲い, ply 16), then a left Mino (左美濃, ply 36): its castle
+    # is the Mino, and the boat castle is still listed at its ply (WCSC28, USA–TKT)
+    white = classify_game(*real_game("utf8_WCSC28_U6_USA_TKT_2.csa")).white
+    assert [(r.name, r.ply) for r in white.castles] == [("舟囲い", 16), ("左美濃", 36)]
+    assert white.primary_castle == "左美濃"
+    # within one family the old order stands: 美濃囲い is not displaced by its sibling
+    # 大山美濃, the gold moved up to 5七 later in the game (第3回電王戦第1局, 菅井)
+    labels, _ = record_labels("denou3-1.ki2")
+    assert "大山美濃" in [r.name for r in labels.black.castles]
+    assert labels.black.primary_castle == "美濃囲い"
+
+
+def test_a_label_that_requires_one_its_group_dropped_is_withdrawn():
+    # White's rook ranges to the fourth file, then on to the third: its 三間飛車 is dropped
+    # (first of the group wins), so Black's △7二飛亜急戦, which requires the opponent's
+    # 三間飛車, does not hold (WCSC28, PAL–ひまわり, tests/fixtures/usi/real_games.usi)
+    moves = ("7g7f 3c3d 2g2f 4c4d 2f2e 2b3c 3i4h 3a3b 5g5f 8b4b 5i6h 5a6b 6h7h 6b7b 4i5h 7b8b "
+             "3g3f 7a7b 9g9f 6c6d 9f9e 4a5b 4h5g 7c7d 6i6h 3b4c 5g4f 5c5d 3f3e 4b3b 3e3d 4c3d "
+             "2h3h 5b4c").split()
+    game = classify_game("startpos", moves)
+    white = [r.name for r in game.white.openings]
+    assert "四間飛車" in white and "三間飛車" not in white
+    assert "△7二飛亜急戦" not in [r.name for r in game.black.openings]
+    assert "袖飛車" in [r.name for r in game.black.openings]
+
+
 def test_withdrawn_labels_take_their_dependants_along():
     # bishops exchanged, then the 横歩: 角換わり is withdrawn, and so is 一手損角換わり
     moves = ("7g7f 3c3d 2g2f 2b8h+ 7i8h 8c8d 2f2e 8d8e 6i7h 4a3b 2e2d 2c2d 2h2d 8e8f 8g8f 8b8f "
