@@ -907,7 +907,7 @@ class Stats:
         pairings``).
 
         >>> db.stats.pairings("opening").select("black_label", "white_label", "games").rows()[:2]
-        [('ゴキゲン中飛車', '△7二飛亜急戦', 1), ('ゴキゲン中飛車', '右四間飛車急戦', 1)]
+        [('ゴキゲン中飛車', '右四間飛車急戦', 1), ('ゴキゲン中飛車', '対振り持久戦', 1)]
         """
         rows = _stats.pairings(self._store, kind, against, min_games=min_games,
                                filters=game_filter(filters, **fields))
