@@ -149,6 +149,7 @@ class Definitions:
     version: str
     info: dict[str, LabelInfo]
     _labels: list[_Label]  # the castles and openings
+    _by_name: dict[str, _Label]
     _compiled: _Compiled
     _techniques: CompiledTechniques
     _notes: CompiledNotes
@@ -156,6 +157,7 @@ class Definitions:
     def __init__(self, data: dict, version: str) -> None:
         self.version = version
         self._labels, techniques, notes, self.info = _parse(data)
+        self._by_name = {label.name: label for label in self._labels}
         self._compiled = _Compiled(self._labels)
         self._techniques = CompiledTechniques(
             techniques, {label.name: label.index for label in self._labels})
@@ -184,7 +186,21 @@ class Definitions:
     def condition(self, name: str) -> Optional[dict]:
         """The position a castle or opening asks for, as read from its definition (squares as
         if its owner were Black: ``labels.shapes`` draws it); None for other kinds."""
-        return next((label.condition for label in self._labels if label.name == name), None)
+        label = self._by_name.get(name)
+        return None if label is None else label.condition
+
+    def requires(self, name: str) -> list[str]:
+        """The labels a castle or opening requires its owner to have reached (``requires``),
+        and those they require, nearest first; none for other kinds."""
+        out: list[str] = []
+        todo = [name]
+        while todo:
+            label = self._by_name.get(todo.pop(0))
+            for required in label.requires if label is not None else ():
+                if required not in out and required != name:
+                    out.append(required)
+                    todo.append(required)
+        return out
 
     def descendants(self, name: str) -> set[str]:
         """A label and every label below it in the parent tree (its kinds)."""
