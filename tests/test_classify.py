@@ -423,9 +423,12 @@ def test_oui_2021_double_wing_attack():
 def test_ryuou_2014_tempo_loss_bishop_exchange():
     # The comments say: 6手目 △８八角成 "一手損角換わりとなった"; 15手目 ▲２七銀 "羽生は棒銀を採用";
     # 33手目 "先手は結局金矢倉となりそうだ" (▲６七金 at ply 37 completes it). 22手目 △４二飛 is
-    # "後手の四間飛車策" in the comments.
+    # "後手の四間飛車策" in the comments; 48手目 "本局の糸谷は右玉でガンガンだ" (the king on △6二
+    # behind the knight on 7三 and the silver on 6三 since ply 36, the rook on 4二).
     labels, _ = record_labels("ryuou201409020101.kif")
-    assert labels.white.primary_opening == "一手損角換わり" and plies(labels.white)["一手損角換わり"] == 7
+    assert plies(labels.white)["一手損角換わり"] == 7
+    assert labels.white.primary_castle == "右玉" and plies(labels.white)["右玉"] == 36
+    assert labels.white.primary_opening == "角換わり右玉"
     assert plies(labels.white)["四間飛車"] == 22
     assert labels.black.primary_opening == "角換わり棒銀" and plies(labels.black)["棒銀"] == 15
     assert labels.black.primary_castle == "金矢倉" and plies(labels.black)["金矢倉"] == 37
