@@ -5,6 +5,8 @@ statistics queries on a large store.
    ``tests/fixtures/usi/real_games.usi`` (399 real games), median of ``runs`` runs, in
    microseconds per game, beside the cost of replaying the same games with ``core.game.Game``
    (what validation already pays), so the ratio says what labelling adds to an ingest.
+   Then labelling's share of a whole ``kifudb ingest`` of the real record files (issue 32's
+   target: at most 30%), ``run_labelling_share``.
 2. Statistics: every function of ``analytics.stats`` (with and without filters) on the store that
    ``bench/store.py`` built for each scale (``bench/results/store-N-seed1``; built first if it is
    missing or from an older format), timed in this process: the first call (cold: the engine
@@ -130,11 +132,52 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
             "labels": labels, "queries": timings}
 
 
+def run_labelling_share(runs: int = 3) -> dict:
+    """What labelling costs an ingest (issue 32: at most 30%): ``kifudb ingest`` of the real
+    records of ``tests/fixtures/records`` into a fresh store, beside the same files read and
+    replayed with and without labels (``ingest.pipeline.read_file``); medians of ``runs``
+    interleaved runs. The share is the labels' time over the whole ingest's."""
+    import shutil
+    import tempfile
+
+    from kifudb.core import _native
+    from kifudb.ingest.pipeline import read_file
+    from kifudb.ingest.read import record_files
+    from kifudb.store.writer import ingest_paths
+
+    files = list(record_files([ROOT / "tests/fixtures/records"]))
+    times: dict = {"ingest": [], "labels": [], "none": []}
+    for _ in range(runs):
+        folder = tempfile.mkdtemp(prefix="kifudb-labelling-")
+        try:
+            started = time.perf_counter()
+            ingest_paths(files, folder)
+            times["ingest"].append(time.perf_counter() - started)
+        finally:
+            shutil.rmtree(folder)
+        for name, labels in (("labels", True), ("none", False)):
+            started = time.perf_counter()
+            for path in files:
+                read_file(path, labels=labels)
+            times[name].append(time.perf_counter() - started)
+    ingest, read, bare = (statistics.median(times[k]) for k in ("ingest", "labels", "none"))
+    share = (read - bare) / ingest
+    print(f"\n## labelling's share of an ingest: {len(files)} real record files, median of "
+          f"{runs} runs (engine {_native.status()})")
+    print(f"kifudb ingest: {ingest:6.2f} s; reading with labels {read:6.2f} s, without "
+          f"{bare:6.2f} s -> labelling is {share:.0%} of the ingest (target: at most 30%), "
+          f"{(read - bare) / read:.0%} of the reading")
+    return {"files": len(files), "ingest_s": ingest, "read_labels_s": read, "read_bare_s": bare,
+            "share": share}
+
+
 def run_stats(scales=("100k",), runs: int = 5) -> dict:
-    """Classification cost, then the statistics queries at each scale."""
+    """Classification cost and its share of an ingest, then the statistics queries at each
+    scale."""
     from bench.store import stores_at
 
-    result = {"classification": run_classification(runs)}
+    result = {"classification": run_classification(runs),
+              "labelling_share": run_labelling_share(min(runs, 3))}
     for name, store_dir in stores_at(scales, "statistics"):
         result[name] = run_queries(store_dir)
     return result
