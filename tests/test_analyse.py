@@ -141,10 +141,17 @@ def test_a_killed_run_keeps_its_commits_and_the_next_one_finishes(tmp_path):
 
 def test_an_interrupted_run_commits_what_it_has(tmp_path):
     store = small_store(tmp_path, 2)
+    batches = len(Store(store).manifest()["batches"])
     process = subprocess.Popen([KIFUDB, "analyse", "--store", str(store), "--engine",
-                                ANALYSED_ENGINE, "--nodes", "5000", "--no-progress"],
+                                ANALYSED_ENGINE, "--nodes", "5000", "--commit-every", "20",
+                                "--no-progress"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    # interrupted once the run is analysing: its first commit has landed (however busy the
+    # machine is), with positions still to go
+    deadline = time.monotonic() + 300
+    while len(Store(store).manifest()["batches"]) == batches and process.poll() is None:
+        assert time.monotonic() < deadline, "no commit in 300 s"
+        time.sleep(0.2)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
