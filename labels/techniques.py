@@ -38,9 +38,17 @@ _MOVE_FLAGS = ("drop", "promote", "could_promote", "captures", "check", "mate", 
 _AROUND_KEYS = ("around_own", "around_theirs", "around_not_own", "around_not_theirs",
                 "around_empty")
 _COUNT_KEYS = ("own_count", "their_count", "material", "their_material", "material_max",
-               "their_material_max")
+               "their_material_max", "hand_count", "their_hand_count")
+#: Where a count term counts: on the board (own_count), all the side owns (material), in hand.
+_ON_BOARD: Final = 0
+_OWNED: Final = 1
+_IN_HAND: Final = 2
+#: Keys of king steps: how far (in king moves) the square the piece came from or went to is
+#: from the owner's or the opponent's king.
+_KING_STEP_KEYS = ("own_king_from", "own_king_to", "their_king_from", "their_king_to")
 #: Keys of one alternative of a technique (a clause): the move, its surroundings, the position.
 CLAUSE_KEYS = (_CONDITION_KEYS | set(_MOVE_FLAGS) | set(_AROUND_KEYS) | set(_COUNT_KEYS)
+               | set(_KING_STEP_KEYS)
                | {"mover", "piece", "becomes", "from", "to", "capture", "attacks", "reaches",
                   "previous", "own_previous"})
 TECHNIQUE_KEYS = CLAUSE_KEYS | {"name", "english", "parents", "aliases", "source", "note", "once",
@@ -144,11 +152,13 @@ def _probes(text: str, where) -> tuple:
 
 
 def _counts(table, where) -> list:
-    """``own_count = ["2 馬 17-99"]`` … -> [(theirs, on_board, at_most, n, types, squares)]."""
+    """``own_count = ["2 馬 17-99"]`` … -> [(theirs, place, at_most, n, types, squares)]."""
     out = []
     for key in _COUNT_KEYS:
         theirs = key.startswith("their")
-        on_board = key.endswith("count")
+        place = (_IN_HAND if key.endswith("hand_count") else
+                 _ON_BOARD if key.endswith("count") else _OWNED)
+        on_board = place == _ON_BOARD
         for text in _list(table, key, where, str):
             parts = text.split()
             if not (2 + on_board >= len(parts) >= 2) or not parts[0].isdigit():
@@ -158,7 +168,28 @@ def _counts(table, where) -> list:
             squares = _squares(parts[2], where) if len(parts) == 3 else tuple(range(81))
             if not on_board:
                 types = tuple(sorted({unpromoted(t) for t in types}))
-            out.append((theirs, on_board, key.endswith("_max"), int(parts[0]), types, squares))
+            out.append((theirs, place, key.endswith("_max"), int(parts[0]), types, squares))
+    return out
+
+
+def _king_steps(table, where) -> list:
+    """``their_king_to = "1-2"`` … -> [(theirs, from the square the piece came from, least,
+    most)]: king steps (the larger of the file and rank distances) between that square and the
+    king."""
+    out = []
+    for key in _KING_STEP_KEYS:
+        value = table.get(key)
+        if value is None:
+            continue
+        match = re.fullmatch(r"([0-8])(?:-([0-8]))?", str(value).strip())
+        if not isinstance(value, str) or not match:
+            raise DefinitionError(f"{where}: {key} is a number of king steps or a range such as "
+                                  "\"1-2\" (0 to 8)")
+        least = int(match.group(1))
+        most = int(match.group(2)) if match.group(2) else least
+        if most < least:
+            raise DefinitionError(f"{where}: {key} range {value!r} runs backwards")
+        out.append((key.startswith("their"), key.endswith("_from"), least, most))
     return out
 
 
@@ -207,14 +238,16 @@ def _parse_clause(table: dict, where) -> dict:
             around.append((key[7:], _piece_types(pieces, where), _probes(squares.strip(), where)))
     clause["around"] = around
     clause["counts"] = _counts(table, where)
+    clause["king_steps"] = _king_steps(table, where)
     clause["condition"] = _parse_condition(table, where)
     clause["condition"]["any"] = []
     for key in ("previous", "own_previous"):
         clause[key] = _parse_previous(table.get(key), key, where)
     if clause["mate"] is False:
         raise DefinitionError(f"{where}: mate can only be required (true)")
+    from_steps = [at_from for _, at_from, _, _ in clause["king_steps"] if at_from]
     if clause["drop"] and (clause["from"] is not None or clause["capture"] is not None
-                           or clause["captures"] or clause["promote"]):
+                           or clause["captures"] or clause["promote"] or from_steps):
         raise DefinitionError(f"{where}: a drop has no from square, capture or promotion")
     return clause
 
@@ -408,9 +441,13 @@ def _compile_previous(previous: Optional[dict], mover_colour: int,
     return p
 
 
-#: A count term compiled for one owner colour: (colour, on the board (else owned), at most (else
-#: at least), number, piece codes on the board (else unpromoted types), squares or None: all).
-_Count = tuple[int, bool, bool, int, tuple[int, ...], Optional[frozenset[int]]]
+#: A count term compiled for one owner colour: (colour, where it counts (_ON_BOARD, _OWNED,
+#: _IN_HAND), at most (else at least), number, piece codes on the board (else unpromoted types),
+#: squares or None: all).
+_Count = tuple[int, int, bool, int, tuple[int, ...], Optional[frozenset[int]]]
+#: A king-steps term compiled for one owner colour: (colour of the king, from the square the
+#: piece came from (else went to), least, most).
+_KingSteps = tuple[int, bool, int, int]
 
 
 class MoveFacts:
@@ -467,6 +504,7 @@ class _Clause:
     condition: Condition
     has_condition: bool
     counts: tuple[_Count, ...]
+    king_steps: tuple[_KingSteps, ...]
     check: Optional[bool]
     mate: Optional[bool]
     attacked: Optional[bool]
@@ -502,7 +540,15 @@ class _Clause:
                 return False
         if self.has_condition and not _holds(self.condition, board, hands):
             return False
-        if self.counts and not _counts_hold(self.counts, board, m.material):
+        for colour, at_from, least, most in self.king_steps:
+            king = m.kings[colour]
+            square = m.frm if at_from else to
+            if king is None or square is None:
+                return False
+            steps = max(abs(king // 9 - square // 9), abs(king % 9 - square % 9))
+            if steps < least or steps > most:
+                return False
+        if self.counts and not _counts_hold(self.counts, board, m.material, hands):
             return False
         return _late(self, m, board, hands) if self.late else True
 
@@ -532,10 +578,15 @@ def _compile_clause(index: int, clause: dict, owner: int) -> _Clause:
     c.around = tuple(around)
     c.condition = _compile_condition(clause["condition"], owner)
     c.has_condition = c.condition.names_something()
-    c.counts = tuple((owner ^ theirs, on_board, at_most, n,
-                      tuple(t + 16 * (owner ^ theirs) for t in types) if on_board else types,
+    c.counts = tuple((owner ^ theirs, place, at_most, n,
+                      tuple(t + 16 * (owner ^ theirs) for t in types) if place == _ON_BOARD
+                      else types,
                       None if len(squares) == 81 else frozenset(_turn(s, owner) for s in squares))
-                     for theirs, on_board, at_most, n, types, squares in clause["counts"])
+                     for theirs, place, at_most, n, types, squares in clause["counts"])
+    king_steps: list[_KingSteps] = []
+    for theirs, at_from, least, most in clause["king_steps"]:
+        king_steps.append((owner ^ theirs, at_from, least, most))
+    c.king_steps = tuple(king_steps)
     c.check, c.mate, c.attacked, c.defended, c.file_full = (
         clause["check"], clause["mate"], clause["attacked"], clause["defended"],
         clause["file_full"])
@@ -551,6 +602,9 @@ def _compile_clause(index: int, clause: dict, owner: int) -> _Clause:
                       and all(kind == _STEP_PROBE and max(abs(df), abs(dr)) <= 2
                               for kind, (df, dr), _ in probes)
                       for mode, types, probes in clause["around"])
+    for colour, at_from, _, most in c.king_steps:
+        if colour == other and not at_from and most <= 2:
+            c.near_king = True
     return c
 
 
@@ -663,14 +717,17 @@ def _could_promote(m: MoveFacts) -> bool:
                           and (ZONE[m.mover][frm] or ZONE[m.mover][m.to]))
 
 
-def _counts_hold(counts: tuple[_Count, ...], board: list[int], material: list[list[int]]) -> bool:
+def _counts_hold(counts: tuple[_Count, ...], board: list[int], material: list[list[int]],
+                 hands: list[list[int]]) -> bool:
     """``material[colour][type]``: the pieces each side owns (on the board promoted or not, and
-    in hand), by unpromoted type."""
-    for colour, on_board, at_most, n, kinds, squares in counts:
+    in hand), by unpromoted type; ``hands[colour][type]``: in hand."""
+    for colour, place, at_most, n, kinds, squares in counts:
         count = 0
         for t in kinds:
-            if not on_board:
+            if place == _OWNED:
                 count += material[colour][t]
+            elif place == _IN_HAND:
+                count += hands[colour][t]
             elif squares is None:
                 count += board.count(t)
             else:

@@ -48,6 +48,10 @@ EAT = (
 ROCKETS = EAT + (" 4d4e 9g9f 4e5e 9f9e 5e6e 9e9d 6e5e 2h9h 5e6e L*9g 6e5e L*9f 5e6e R*9e")
 #: Black builds an Anaguma (▲9八香 ▲6八玉 ▲7八玉 ▲8八玉 ▲9九玉) while White's king steps to and fro
 ANAGUMA = ("7g7f 3c3d 8h7g 4a3b 7g6f 5a4b 9i9h 4b4a 5i6h 4a4b 6h7h 4b4a 7h8h 4a4b 8h9i 4b4a")
+#: after EAT, Black (with everything in hand) promotes both rooks and both bishops: ▲7二馬 and
+#: ▲5二馬 (115, 117), ▲2二龍 (119, 双竜双馬陣)
+DRAGONS_HORSES = (EAT + " 4d4e R*9a 4e5e 9a9b+ 5e6e B*8a 6e5e 8a7b+ 5e6e B*6a 6e5e 6a5b+ 5e6e "
+                  "2h2e 6e6d 2e2b+")
 
 
 SHUFFLE = "5i4h 5a4b 4h5i 4b5a"  # both kings step out and back
@@ -109,9 +113,19 @@ MADE_UP = {
     "自陣飛車": (prefix(EAT, 80) + " R*1g", "black", 81),
     "全駒": (EAT, "black", 103),
     "玉単騎": (EAT, "white", 103),
-    # after EAT, Black (with everything in hand) promotes both rooks and both bishops …
-    "双竜双馬陣": (EAT + " 4d4e R*9a 4e5e 9a9b+ 5e6e B*8a 6e5e 8a7b+ 5e6e B*6a 6e5e 6a5b+ 5e6e "
-                    "2h2e 6e6d 2e2b+", "black", 119),
+    "双竜双馬陣": (DRAGONS_HORSES, "black", 119),
+    # … and brings both horses home: ▲3六馬 (121), ▲9六馬 (123)
+    "双馬結界": (DRAGONS_HORSES + " 6d5e 7b3f 5e6e 5b9f", "black", 123),
+    "ポーンハンター": (EAT, "black", 63),  # ▲5三成香 takes a pawn: Black owns 13 of them
+    "マムシのと金": (EAT, "black", 35),  # ▲2一と from 1一 comes within two steps of △4三玉
+    # after EAT: ▲1四歩 (105), ▲1三歩成 (107), Black's third tokin (with ▲3一と and ▲3四と)
+    "歩の錬金術師": (EAT + " 4d4e P*1d 4e5e 1d1c+", "black", 107),
+    "封香連舞": (ROCKETS, "black", 115),  # ▲9六香 right after ▲9七香
+    "屍の舞": (ROCKETS, "white", 104),  # △4五玉: White's king has nothing else left
+    "土下座の歩": (prefix(EXCHANGE, 8), "white", 8),  # ▲2四同飛 △2三歩, before △2二角
+    # ▲7七角 ▲7八金 ▲8八金 ▲6八玉 ▲7八玉 (11): the gold on 8八 walls the king in
+    "壁金": ("7g7f 3c3d 8h7g 4a3b 6i7h 5a4b 7h8h 6a5b 5i6h 4b4a 6h7h", "black", 11),
+    "名人に定跡なし": ("7g7f 5a4b", "white", 2),  # △4二玉 as White's first move
     "3段ロケット": (ROCKETS, "black", 113),  # ▲9七香 on ▲9八飛 on ▲9九香
     "4段ロケット": (ROCKETS, "black", 115),  # ▲9六香
     "5段ロケット": (ROCKETS, "black", 117),  # ▲9五飛
@@ -306,6 +320,13 @@ PLAYOUTS = {
 }
 
 
+# △5六角 takes a knight: White holds three knights
+PLAYOUTS["三桂懐刃"] = (prefix(PLAYOUTS["穴熊再生"][0], 106), "white", 106)
+# ▲6六金 out of the camp, three steps from ▲5九玉
+PLAYOUTS["退場の金"] = (prefix(PLAYOUTS["金底の歩"][0], 23), "black", 23)
+# ▲5三歩 on △5二玉's head, guarded by nothing: the king takes it
+PLAYOUTS["パンドラの歩"] = (prefix(PLAYOUTS["玉頭攻め"][0], 11), "black", 11)
+
 #: (name, moves, side): near misses, each beside the technique it could be confused with: a
 #: technique must not be reported for that side with the game's last move, a note not at all.
 NEAR_MISSES = [
@@ -330,6 +351,26 @@ NEAR_MISSES = [
     ("短手数", " ".join([SHUFFLE] * 16), "black"),  # 64 plies
     # only Black's king went into its corner
     ("相穴熊", "7g7f 3c3d 8h7g 2b3c 9i9h 1a1b 5i6h 5a4b 6h7h 4b3b 7h8h 3b2b 8h9i 4a4b", "black"),
+    ("ポーンハンター", prefix(EAT, 19), "black"),  # ▲4三馬 takes a pawn: Black owns 12
+    # ▲5二歩 on △5一玉's head is guarded by ▲4三成香 (a random playout, cut)
+    ("パンドラの歩", "2h6h 3c3d 3i2h 2b7g+ 8h7g 9c9d B*1f 7c7d 7g1a 2c2d L*5f 8b5b 5f5c+ P*5f "
+                 "5c4c 5b5d P*7b 7a7b 1f2e 5f5g+ P*5b", "black"),
+    # △2三歩 before △2二角, but the rook came to 2四 two plies before: not at once
+    ("土下座の歩", prefix(EXCHANGE, 7) + " 4a3b 5i5h P*2c", "white"),
+    ("歩の錬金術師", prefix(EAT, 99), "black"),  # ▲2三歩成 makes Black's second tokin
+    ("マムシのと金", prefix(EAT, 33), "black"),  # ▲1一と, four steps from △5二玉
+    ("マムシのと金", prefix(EAT, 101), "black"),  # ▲3三と stays two steps from △4五玉
+    ("封香連舞", prefix(ROCKETS, 113), "black"),  # ▲9七香 after ▲9八飛
+    # △3七歩成 takes a knight: two knights in hand (a random playout, cut)
+    ("三桂懐刃", "5i4h 3c3d 5g5f 2b7g+ 8h7g 6a7b B*3e 3d3e 7g4d B*7h 4d3c 2a3c 6i7h B*5h 3i3h "
+             "5h4g+ 3h4g 3c4e B*1b 4e3g B*5h 5a4b 2i3g 5c5d N*3f 3e3f 1b2c+ P*2a 4i3i 3f3g+",
+     "white"),
+    ("退場の金", prefix(PLAYOUTS["金底の歩"][0], 21), "black"),  # ▲6七金 stays in the camp
+    ("壁金", MADE_UP["壁銀"][0], "black"),  # a silver on 8八: 壁銀
+    ("双馬結界", DRAGONS_HORSES + " 6d5e 7b3f", "black"),  # one horse home, the other at 5二
+    ("屍の舞", prefix(EAT, 102), "white"),  # △4四玉 with a pawn still on 3四
+    ("名人に定跡なし", "7g7f 3c3d 5i4h", "black"),  # the king moves, but second
+    ("名人に定跡なし", "7g7f 3c3d", "white"),
 ]
 
 #: The notes, made up: name -> (moves, side, ply).
@@ -452,21 +493,9 @@ REAL = {
 }
 
 #: bioshogi's tags of kind 手筋 and 備考 (akicho8/bioshogi, lib/bioshogi/analysis/report/all.org;
-#: names only) that kifudb has no definition for, with the reason.
-NOT_DEFINED = {
-    "ポーンハンター": "a playful name without a public description of its shape",
-    "パンドラの歩": "a playful name without a public description of its shape",
-    "土下座の歩": "no public description found",
-    "歩の錬金術師": "a playful name without a public description of its shape",
-    "マムシのと金": "a slow tokin's advance: a plan over many moves, not a move",
-    "封香連舞": "a playful name without a public description of its shape",
-    "三桂懐刃": "a playful name without a public description of its shape",
-    "退場の金": "no public description found",
-    "壁金": "no public description found",
-    "双馬結界": "a playful name without a public description of its shape",
-    "屍の舞": "a playful name without a public description of its shape",
-    "名人に定跡なし": "a saying about a whole game, not a shape",
-}
+#: names only) that kifudb has no definition for, with the reason: none left (those without a
+#: public description are defined from the name's evident meaning, "reading:" in their note).
+NOT_DEFINED: dict = {}
 #: bioshogi's notes that are openings in kifudb, under the same name (a name is one label)
 NOTES_AS_OPENINGS = ("居飛車", "振り飛車", "相居飛車", "相振り飛車", "対抗形")
 BIOSHOGI_NOTES = NOTES_AS_OPENINGS + (
@@ -626,6 +655,12 @@ def load(text, tmp_path):
      'requires = ["y"]\n', "it takes castle"),
     ('[[technique]]\nname = "x"\nenglish = "x"\nwindow = 0\n', "window"),
     ('[[technique]]\nname = "居飛車"\nenglish = "x"\n', "defined twice"),
+    ('[[technique]]\nname = "x"\nenglish = "x"\nown_king_to = "9"\n', "king steps"),
+    ('[[technique]]\nname = "x"\nenglish = "x"\ntheir_king_to = 1\n', "king steps"),
+    ('[[technique]]\nname = "x"\nenglish = "x"\nown_king_to = "3-1"\n', "runs backwards"),
+    ('[[technique]]\nname = "x"\nenglish = "x"\ndrop = true\nown_king_from = "1"\n',
+     "a drop has no"),
+    ('[[technique]]\nname = "x"\nenglish = "x"\nhand_count = ["3 桂 11-99"]\n', "hand_count"),
     ('[[note]]\nname = "x"\nenglish = "x"\nat = "middle"\n', "at is"),
     ('[[note]]\nname = "x"\nenglish = "x"\nreached = ["no such"]\n', "unknown label"),
     ('[[note]]\nname = "x"\nenglish = "x"\nbishop_moves = "same"\n', "bishop_moves"),
@@ -681,6 +716,36 @@ material_max = ["0 角"]
     assert labels.black.techniques == []  # ▲'s bishop in hand: it still owns one
     labels = classify_game("startpos", "7g7f 3c3d 8h2b+ 3a2b B*5b 4a5b".split(), defs)
     assert Reached("角なし", 6) in labels.black.techniques  # △5二同金: ▲ has no bishop left
+
+
+def test_king_steps_and_pieces_in_hand(tmp_path):
+    defs = load("""
+[[technique]]
+name = "玉の隣に打つ"
+english = "x"
+drop = true
+their_king_to = "1"
+
+[[technique]]
+name = "玉の隣から"
+english = "x"
+their_king_from = "1"
+own_king_to = "4-8"
+
+[[technique]]
+name = "角を持ち合う"
+english = "x"
+captures = true
+hand_count = ["1 角"]
+their_hand_count = ["1 角"]
+""", tmp_path)
+    # ▲5二角 (5) next to △5一玉; ▲4一角成 (7) from next to it, eight steps from ▲5九玉
+    labels = classify_game("startpos", GOLD.split(), defs)
+    assert labels.black.techniques == [Reached("玉の隣に打つ", 5), Reached("玉の隣から", 7)]
+    # ▲2二角成 (3): Black holds a bishop, White none; △同銀 (4): each holds one
+    labels = classify_game("startpos", BISHOPS.split(), defs)
+    assert labels.black.techniques == [] and labels.white.techniques == [
+        Reached("角を持ち合う", 4)]
 
 
 # ----- the engine looks only at what a move can fire -----------------------------------------------
