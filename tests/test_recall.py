@@ -33,6 +33,12 @@ EXPECTED_HITS = [
     # found since the definitions were widened after the first measurement
     ("kifu-for-js/_history/ryuou201409020101.kif", "white", "castle", "右玉"),
     ("kifu-for-js/_history/oui201407080101.kif", "black", "opening", "雀刺し"),
+    # pushed to meet a pawn head on though defended (by a bishop on 6八 at ply 77; by a rook
+    # on 3四 at 41), and edge pushes against kings on 5二 and 6八 (端の攻め合い)
+    ("kifu-for-js/_history/oui201407080101.kif", "black", "technique", "突き捨て"),
+    ("shogi-kifu-converter/data/tests/kif/oui202106290101.kif", "black", "technique", "突き捨て"),
+    ("shogi-kifu-converter/data/tests/kif/oui202106290101.kif", "black", "technique", "端攻め"),
+    ("shogi-kifu-converter/data/tests/kif/oui202106290101.kif", "white", "technique", "端攻め"),
 ]
 
 
