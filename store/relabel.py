@@ -47,7 +47,7 @@ def relabel(store, progress: bool = False) -> RelabelReport:
         number = store.next_batch(manifest)
         connection = store.connect(manifest)
         ids = [row[0] for row in connection.execute("SELECT game FROM games ORDER BY game").fetchall()]
-        columns = {field.name: [] for field in LABELS}
+        parts = []  # one Arrow table of labels per chunk of games (compact, unlike lists)
         bar = None
         if progress:
             import sys
@@ -55,6 +55,7 @@ def relabel(store, progress: bool = False) -> RelabelReport:
             from tqdm import tqdm
             bar = tqdm(total=len(ids), unit="game", file=sys.stderr, desc="relabel")
         for chunk, lines in _main_lines(connection, ids):
+            columns: dict = {field.name: [] for field in LABELS}
             for game, start_sfen, usi_moves in lines:
                 if not start_sfen:
                     continue
@@ -62,12 +63,13 @@ def relabel(store, progress: bool = False) -> RelabelReport:
                                                                      usi_moves or []).rows():
                     for name, value in zip(columns, (game, side, kind, label, ply, primary, number)):
                         columns[name].append(value)
+            parts.append(pa.Table.from_pydict(columns, schema=LABELS))
             if bar is not None:
                 bar.update(len(chunk))
         connection.close()
         if bar is not None:
             bar.close()
-        table = pa.Table.from_pydict(columns, schema=LABELS)
+        table = pa.concat_tables(parts) if parts else LABELS.empty_table()
         name = store.commit({"labels": table}, manifest["next_game"],
                             {"version": version, "from_batch": number})
     return RelabelReport(len(ids), table.num_rows, name, version)
