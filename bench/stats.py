@@ -132,9 +132,9 @@ def run_queries(store_dir: Path, repeats: int = 20) -> dict:
             "labels": labels, "queries": timings}
 
 
-def run_labelling_share(runs: int = 3) -> dict:
+def run_labelling_share(runs: int = 3, folder=ROOT / "tests/fixtures/records") -> dict:
     """What labelling costs an ingest (issue 32: at most 30%): ``kifudb ingest`` of the real
-    records of ``tests/fixtures/records`` into a fresh store, beside the same files read and
+    records of ``folder`` (``tests/fixtures/records``) into a fresh store, beside the same files read and
     replayed with and without labels (``ingest.pipeline.read_file``); medians of ``runs``
     interleaved runs. The share is the labels' time over the whole ingest's."""
     import shutil
@@ -145,7 +145,7 @@ def run_labelling_share(runs: int = 3) -> dict:
     from kifudb.ingest.read import record_files
     from kifudb.store.writer import ingest_paths
 
-    files = list(record_files([ROOT / "tests/fixtures/records"]))
+    files = list(record_files([folder]))
     times: dict = {"ingest": [], "labels": [], "none": []}
     for _ in range(runs):
         folder = tempfile.mkdtemp(prefix="kifudb-labelling-")
