@@ -524,6 +524,8 @@ class _Compiled:
     before_bishop: list[bool]
     requires: list[tuple[int, ...]]
     opponent_requires: list[tuple[int, ...]]
+    grouped: list[int]  # the labels of a group
+    required: list[bool]  # required by some label (of either side)
     not_after: list[tuple[int, ...]]
     excludes: list[tuple[int, ...]]
     opponent_excludes: list[tuple[int, ...]]
@@ -565,8 +567,12 @@ class _Compiled:
         self.before_rook = [ROOK in label.before_capture for label in labels]
         self.before_bishop = [BISHOP in label.before_capture for label in labels]
         self.requires = [tuple(by_name[r] for r in label.requires) for label in labels]
+        self.required = [False] * self.n
         self.opponent_requires = [tuple(by_name[r] for r in label.opponent_requires)
                                   for label in labels]
+        for needed in self.requires + self.opponent_requires:
+            for j in needed:
+                self.required[j] = True
         self.not_after = [tuple(by_name[r] for r in label.not_after) for label in labels]
         self.excludes = [tuple(by_name[r] for r in label.excludes) for label in labels]
         self.opponent_excludes = [tuple(by_name[r] for r in label.opponent_excludes)
@@ -611,6 +617,7 @@ class _Compiled:
                            or label.opponent_requires or label.not_after) for label in labels]
         self.weight = [label.weight for label in labels]
         self.group = [label.info.group for label in labels]
+        self.grouped = [i for i in range(n) if self.group[i]]
         self.depth = [label.info.depth for label in labels]
         self.primary = [label.info.primary for label in labels]
         self.ancestors = []
@@ -745,8 +752,8 @@ def classify_game(start_sfen: str, moves: Iterable[Union[Move, str]],
                         bishop_taken = True
                         _retire(alive, c.before_bishop)
             if c.played_at[mover][moved_type][to]:
-                candidates = candidates + _played_now(c, played, mover, moved_type, move,
-                                                      captured_type)
+                candidates = candidates + _played_now(c, played, alive[mover], mover,
+                                                      moved_type, move, captured_type)
             while candidates:
                 newly: list[int] = []
                 for pair in candidates:
@@ -854,13 +861,13 @@ def _start(start_sfen: str) -> tuple[Optional[str], tuple[int, ...],
             (tuple(position.hands[0]), tuple(position.hands[1])), position.turn)
 
 
-def _played_now(c: _Compiled, played: list[list[Optional[list[bool]]]], mover: int,
-                moved_type: int, move: Move, captured_type: int) -> list[int]:
-    """Record the mover's played-move patterns this move matches; return the (label, side)
-    pairs to look at."""
+def _played_now(c: _Compiled, played: list[list[Optional[list[bool]]]], alive: list[bool],
+                mover: int, moved_type: int, move: Move, captured_type: int) -> list[int]:
+    """Record the mover's played-move patterns this move matches, of the labels still looked
+    for; return the (label, side) pairs to look at."""
     woken: list[int] = []
     for i, k, matcher in c.played_at[mover][moved_type][move.to_square]:
-        if _move_matches(matcher, moved_type, move, captured_type):
+        if alive[i] and _move_matches(matcher, moved_type, move, captured_type):
             flags = played[mover][i]
             if flags is None:
                 flags = [False] * len(c.played[mover][i])
@@ -908,20 +915,22 @@ def _kept_of_groups(c: _Compiled, reached: list[list[Optional[int]]]) -> list[se
     lost: list[set[int]] = [set(), set()]
     while True:
         withdrawn = _withdrawn(c, reached, lost)
-        grown = False
+        grown = required = False
         for side in (BLACK, WHITE):
             first_in_group: dict[str, int] = {}
-            for i in range(c.n):
+            for i in c.grouped:
                 ply = reached[side][i]
-                if ply is not None and c.group[i] and i not in withdrawn[side]:
+                if ply is not None and i not in withdrawn[side]:
                     first_in_group[c.group[i]] = min(ply, first_in_group.get(c.group[i], ply))
-            for i in range(c.n):
+            for i in c.grouped:
                 ply = reached[side][i]
-                if (ply is not None and c.group[i] and i not in withdrawn[side]
+                if (ply is not None and i not in withdrawn[side]
                         and ply > first_in_group[c.group[i]]):
                     lost[side].add(i)
+                    withdrawn[side].add(i)
                     grown = True
-        if not grown:
+                    required = required or c.required[i]
+        if not required:  # no label requires one lost: nothing else goes with them
             return withdrawn
 
 
