@@ -915,7 +915,7 @@ def _kept_of_groups(c: _Compiled, reached: list[list[Optional[int]]]) -> list[se
     lost: list[set[int]] = [set(), set()]
     while True:
         withdrawn = _withdrawn(c, reached, lost)
-        grown = required = False
+        required = False
         for side in (BLACK, WHITE):
             first_in_group: dict[str, int] = {}
             for i in c.grouped:
@@ -928,7 +928,6 @@ def _kept_of_groups(c: _Compiled, reached: list[list[Optional[int]]]) -> list[se
                         and ply > first_in_group[c.group[i]]):
                     lost[side].add(i)
                     withdrawn[side].add(i)
-                    grown = True
                     required = required or c.required[i]
         if not required:  # no label requires one lost: nothing else goes with them
             return withdrawn

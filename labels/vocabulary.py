@@ -154,7 +154,9 @@ def _compile_condition(condition: dict, side: int) -> Condition:
                       _code_mask([t + 16 * colour for t in types]))
                      for types, squares in condition[key])
 
-    required = terms("own", side) + terms("theirs", other)
+    # the narrowest terms first: they fail soonest when the condition does not hold
+    required = tuple(sorted(terms("own", side) + terms("theirs", other),
+                            key=lambda term: len(term[0])))
     forbidden = terms("not_own", side) + terms("not_theirs", other)
     empty = tuple(_turn(s, side) for s in condition["empty"])
     hands = tuple([(side, t, True) for t in condition["hand"]]
