@@ -45,7 +45,7 @@ from kifudb.analysis.usi import Engine, EngineError, Limit, find_engine
 from kifudb.analytics.filters import GameFilter
 from kifudb.core import Position
 from kifudb.store.engine import analysis, fetch, game_summary, games, moves, positions
-from kifudb.store.folder import Store
+from kifudb.store.folder import Store, uninterrupted
 from kifudb.store.manifest import StoreError
 from kifudb.store.schema import ANALYSIS
 
@@ -499,11 +499,12 @@ def _run(plan: _Plan, pool: _Pool, report: AnalysisReport, progress: bool) -> No
 
     def commit() -> None:
         nonlocal rows, answered, last_commit
-        name = plan.commit(rows)
-        if name:
-            report.batches.append(name)
-        report.analysed += answered
-        rows, answered, last_commit = [], 0, time.monotonic()
+        with uninterrupted():  # the rows are committed and forgotten together, never twice
+            name = plan.commit(rows)
+            if name:
+                report.batches.append(name)
+            report.analysed += answered
+            rows, answered, last_commit = [], 0, time.monotonic()
         plan.release([c for group in answered_groups for c in group])
         answered_groups.clear()
 

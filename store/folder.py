@@ -46,6 +46,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import threading
 import time
 import uuid
@@ -86,6 +87,37 @@ def sql_string(text: str) -> str:
     """``text`` as an SQL string literal (a path of the store's own files, say)."""
     return "'" + text.replace("'", "''") + "'"
 
+
+
+@contextlib.contextmanager
+def uninterrupted():
+    """Hold back Ctrl-C (SIGINT) until the block is done, then deliver it: a commit and the
+    refresh after it finish whole. DuckDB turns a Ctrl-C that arrives during a query into
+    ``RuntimeError: Query interrupted``, and an interrupt between writing a batch and
+    forgetting its rows made a caller commit them twice. Only the main thread receives
+    signals; elsewhere the block simply runs::
+
+        >>> done = []
+        >>> try:
+        ...     with uninterrupted():
+        ...         os.kill(os.getpid(), signal.SIGINT)
+        ...         done.append("the block finished")
+        ... except KeyboardInterrupt:
+        ...     done.append("then Ctrl-C")
+        >>> done
+        ['the block finished', 'then Ctrl-C']
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: arrived.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if arrived:  # to the handler it held back: Python's raises KeyboardInterrupt here, an
+        signal.raise_signal(signal.SIGINT)  # enclosing uninterrupted() holds it back further
 
 class Store:
     """A store folder (created on first write)."""
@@ -310,11 +342,12 @@ class Store:
             finally:
                 pending, self._held, self._pending = self._pending, False, None
                 try:
-                    if pending is not None:
-                        self._refresh_now(pending)
-                    elif self._database_behind():  # a writer killed before it refreshed
-                        with contextlib.suppress(StoreError):  # a damaged store says so itself
-                            self._refresh_now(self.manifest())
+                    with uninterrupted():
+                        if pending is not None:
+                            self._refresh_now(pending)
+                        elif self._database_behind():  # a writer killed before it refreshed
+                            with contextlib.suppress(StoreError):  # a damaged store says so
+                                self._refresh_now(self.manifest())
                 finally:
                     fcntl.flock(lock, fcntl.LOCK_UN)
 

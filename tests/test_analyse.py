@@ -156,8 +156,10 @@ def test_an_interrupted_run_commits_what_it_has(tmp_path):
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert "interrupted" in out
-    committed, = rows(store, "SELECT count(DISTINCT key) FROM analysis_all")[0]
+    total, committed = rows(store, "SELECT count(*), count(DISTINCT key) FROM analysis_all")[0]
     assert committed > 0 and f"{committed:,} positions analysed" in out
+    assert total == committed  # a commit the interrupt met is finished once, not made twice
+    assert not list(store.glob("kifudb.duckdb.*.tmp"))
 
 
 def test_two_runs_at_once_share_the_work(tmp_path):
