@@ -160,23 +160,29 @@ def record_files(arguments, skip=()) -> Iterator[str]:
     def kept(name: str) -> bool:
         return not any(name == s or name.startswith(s + os.sep) for s in skipped)
 
-    seen = set()
+    arguments = [str(argument) for argument in arguments]
+    # a name given twice (two arguments that overlap) is yielded once; one argument names each
+    # file once, so a folder of millions of files is walked without a set of them
+    seen = set() if len(arguments) > 1 else None
     for argument in arguments:
-        argument = str(argument)
         if os.path.isdir(argument):
-            found = []
-            for folder, subfolders, files in os.walk(argument, followlinks=False):
-                subfolders[:] = sorted(d for d in subfolders
-                                       if kept(os.path.normpath(os.path.abspath(
-                                           os.path.join(folder, d)))))
-                found.extend(os.path.join(folder, f) for f in sorted(files)
-                             if os.path.splitext(f)[1].lower() in EXTENSIONS)
+            found = _walk(argument, kept)
         elif glob.has_magic(argument):
             found = sorted(p for p in glob.glob(argument, recursive=True) if os.path.isfile(p))
         else:
             found = [argument]
         for name in found:
             key = os.path.normpath(os.path.abspath(name))
-            if key not in seen and kept(key):
-                seen.add(key)
+            if kept(key) and (seen is None or key not in seen):
+                if seen is not None:
+                    seen.add(key)
                 yield name
+
+
+def _walk(folder: str, kept) -> Iterator[str]:
+    """The record files under ``folder``, folder by folder in sorted order, as they are found."""
+    for here, subfolders, files in os.walk(folder, followlinks=False):
+        subfolders[:] = sorted(d for d in subfolders
+                               if kept(os.path.normpath(os.path.abspath(os.path.join(here, d)))))
+        yield from (os.path.join(here, f) for f in sorted(files)
+                    if os.path.splitext(f)[1].lower() in EXTENSIONS)

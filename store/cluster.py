@@ -11,28 +11,29 @@ read (it reads a token the client wrote into the store's ``tmp/`` and writes bes
 How the work is split, and why the store comes out identical:
 
 1. Workers (``read_piece``, one task per chunk of files in the order of the files) hash each
-   file (an unchanged file is skipped there), read it, and write a *piece*: the rows of every
+   file (an unchanged file is skipped there), read it, and build a *piece*: the rows of every
    game of the chunk in the store's schema (``store.batch.Batch``) with *provisional* game ids
-   (0, 1, … within the piece), into ``STORE/tmp/<run>/``, a folder marked as this store's and
-   named by the task and a random id, so a retried task never writes over another attempt.
-   A task returns only the small facts of each game: fingerprint, detail, identity, counts.
+   (0, 1, … within the piece), as Arrow tables kept in the worker's memory (the task's
+   result). Only the small facts of each game go to the client (``piece_facts``):
+   fingerprint, detail, identity, counts.
 2. The client takes the pieces **in the order of the files** and places every game in the
    store's ``store.writer.Catalogue`` exactly as a single-process ingest does. Game ids are
    dense and depend on that order (a game found in two files on two workers is the one placed
    first; a richer source re-describes it), so they can only be decided by one sequential
    pass; it reads nothing but these facts. Batch boundaries fall where ``--jobs 1`` puts them
    (after the file that brings the batch to ``batch_positions`` new positions).
-3. Each batch is written by a worker (``write_batch``): the pieces' rows filtered to the
-   batch's files, the duplicates' moves, positions and labels dropped, games rows kept from the
-   source that describes each game last, provisional ids replaced by the final ones, positions
-   sorted by key — one Arrow pass over what the workers wrote, no replay. The client then
-   renames the batch into ``batches/`` and replaces the manifest (``Store.commit``'s atomic
-   step): a crash loses at most that batch, as with ``--jobs``.
+3. Each batch is written once, by a worker (``write_batch``), to which Dask brings the rows of
+   the batch's pieces from the workers that hold them: the rows filtered to the batch's files,
+   the duplicates' moves, positions and labels dropped, games rows kept from the source that
+   describes each game last, provisional ids replaced by the final ones, positions sorted by
+   key — one Arrow pass, no replay, nothing written before. The client then renames the batch
+   into ``batches/`` and replaces the manifest (``Store.commit``'s atomic step): a crash loses
+   at most that batch, as with ``--jobs``.
 
 Workers returning whole ``StoredGame`` values would be simpler, but then the client would build
 every row itself and be the bottleneck of a large cluster; here it handles a few numbers per
-game. A worker that dies mid-task has its task run again elsewhere (Dask's retries); the dead
-attempt's piece is never referenced and goes with the run folder. A worker that holds a piece
+game. A worker that dies has its tasks run again elsewhere, and the pieces it held read again
+(Dask recomputes a lost result the client still holds). A worker that holds a piece
 or a batch past its deadline (stopped with SIGSTOP, hung: ``piece_deadline``, a minute plus a
 second per 50 KB, or Dask's ``kifudb.cluster.piece-timeout``) is named on stderr and taken off
 the cluster, and the scheduler gives its work to the others. A scheduler that goes away mid-run
@@ -48,6 +49,7 @@ Dask's own tracebacks silenced. ``local:N`` starts at most ``MAX_LOCAL_WORKERS``
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -63,7 +65,6 @@ from typing import Optional
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from kifudb.ingest.pipeline import read_file
 from kifudb.ingest.read import record_files
@@ -72,7 +73,8 @@ from kifudb.store.folder import Store, write_positions, write_table
 from kifudb.store.manifest import StoreError
 from kifudb.store.schema import SORTED, TABLES
 from kifudb.store.tiers import BASE
-from kifudb.store.writer import BATCH_FILES, IngestReport, file_digest, ingest_state, source_facts
+from kifudb.store.writer import (BATCH_FILES, FileDigests, IngestReport, file_digest,
+                                 ingest_state, source_facts)
 
 #: the tables a piece holds (``files`` and ``retired`` are the client's: it knows the final ids)
 PIECE_TABLES = ("games", "sources", "moves", "positions", "findings", "labels", "placements")
@@ -237,19 +239,17 @@ def _line(error: BaseException) -> str:
 def _ingest(paths, store: Store, client, progress: bool, batch_positions: int) -> IngestReport:
     report = IngestReport()
     known, catalogue, labels = ingest_state(store, report)
-    files = [os.path.abspath(path) for path in record_files(paths, skip=[store.root])]
-    report.files_seen = len(files)
     run = store._new_folder(store.manifest(), "cluster")  # marked: debris if we are killed
     writing = None
     try:
         check_workers(client, store, run)
         workers = max(1, sum(client.nthreads().values()))
-        size = max(1, min(64, len(files) // (workers * 8)))
-        chunks = [[(path, known.get(path)) for path in files[i:i + size]]
-                  for i in range(0, len(files), size)]
+        chunks = _chunks(record_files(paths, skip=[store.root]), known, workers, report)
         plan = _Plan(store.next_batch())
-        for index, piece in _pieces(client, chunks, str(run), workers, progress):
+        total = sum(1 for _ in record_files(paths, skip=[store.root])) if progress else None
+        for index, piece in _pieces(client, chunks, workers, total):
             local = 0  # the provisional id of the piece's next game
+            catalogue.prepare([game[0] for file in piece["files"] for game in file[4]])
             for path, digest, size_, skipped, games, file_findings in piece["files"]:
                 if skipped:
                     report.files_skipped += 1
@@ -270,21 +270,47 @@ def _ingest(paths, store: Store, client, progress: bool, batch_positions: int) -
                 report.files_read += 1
                 if plan.positions >= batch_positions or len(plan.files) >= BATCH_FILES:
                     if writing is not None:
-                        report.batches.append(writing.finish())
+                        report.batches.append(_finish(writing, catalogue))
                     writing = _Commit(client, store, plan, catalogue.next_game, labels)
                     plan = _Plan(plan.number + 1)
         if plan.files:
             if writing is not None:
-                report.batches.append(writing.finish())
+                report.batches.append(_finish(writing, catalogue))
             writing = _Commit(client, store, plan, catalogue.next_game, labels)
         if writing is not None:
-            report.batches.append(writing.finish())
+            report.batches.append(_finish(writing, catalogue))
             writing = None
     finally:
+        catalogue.close()
         if writing is not None:  # an error: the batch being written is not committed
             writing.abandon()
         shutil.rmtree(run, ignore_errors=True)
     return report
+
+
+#: files a piece of work holds at most
+CHUNK_FILES = 64
+
+
+def _chunks(files, known, workers: int, report: IngestReport):
+    """The chunks of ``files`` (``[(absolute path, stored digest or None)]``), in order, taken
+    from the walk as they are needed (the client never holds the list of a million files):
+    ``CHUNK_FILES`` each, fewer when there are few files, so that every worker has some."""
+    files = map(os.path.abspath, files)
+    head = list(itertools.islice(files, workers * 8 * CHUNK_FILES))
+    size = max(1, min(CHUNK_FILES, len(head) // (workers * 8)))
+    files = itertools.chain(head, files)
+    del head
+    while chunk := list(itertools.islice(files, size)):
+        report.files_seen += len(chunk)
+        yield [(path, known.get(path)) for path in chunk]
+
+
+def _finish(writing: "_Commit", catalogue) -> str:
+    """Commit a batch, and tell the catalogue its games are in the store."""
+    name = writing.finish()
+    catalogue.committed(writing.next_game)
+    return name
 
 
 def check_workers(client, store: Store, run: Path) -> None:
@@ -348,10 +374,11 @@ def piece_deadline(chunk: list) -> float:
     return 60.0 + size / 50_000
 
 
-def _result(client, future, deadline: float, what: str):
-    """``future.result()``; a worker that holds it for more than ``deadline`` seconds (stopped,
-    or hung) is said on stderr and taken off the cluster, so that the scheduler gives its work
-    to the others; ``ClusterError`` if no other worker is left."""
+def _result(client, future, deadline: float, what: str, fetch: bool = True):
+    """``future.result()`` (with ``fetch`` False: only once it is done, the result left on its
+    worker); a worker that holds it for more than ``deadline`` seconds (stopped, or hung) is
+    said on stderr and taken off the cluster, so that the scheduler gives its work to the
+    others; ``ClusterError`` if no other worker is left."""
     watched = None  # (worker, since when it holds the future)
     done = threading.Event()
     # (not ``future.result(timeout=…)``: its timeout can leave Dask's ``sync`` without a result,
@@ -359,7 +386,9 @@ def _result(client, future, deadline: float, what: str):
     future.add_done_callback(lambda _: done.set())
     while True:
         if done.wait(_POLL):
-            return future.result()
+            if fetch or future.status != "finished":  # an error is raised here
+                return future.result()
+            return None
         holder = next((worker for worker, keys in client.processing().items()
                        if future.key in keys), None)
         now = time.monotonic()
@@ -391,30 +420,36 @@ def _remover(worker: str):
     return remove
 
 
-def _pieces(client, chunks: list, run: str, workers: int, progress: bool):
-    """Yield ``(index, piece)`` of every chunk in order, a few chunks per worker in flight; the
-    progress bar counts the files as they are yielded. A worker that holds a piece past its
-    deadline (``piece_deadline``) is taken off the cluster."""
+def _pieces(client, chunks, workers: int, total=None):
+    """Yield ``(index, piece)`` of every chunk of the iterator ``chunks`` in order, a few
+    chunks per worker in flight: the piece's facts (``read_piece``) with ``"rows"``, the future
+    of its rows, which stay on the worker that read them until a batch takes them. With
+    ``total`` (the number of files), a progress bar counts the files as they are yielded. A
+    worker that holds a piece past its deadline (``piece_deadline``) is taken off the
+    cluster."""
     bar = None
-    if progress:
+    if total is not None:
         from tqdm import tqdm
 
-        bar = tqdm(total=sum(map(len, chunks)), unit="file", file=sys.stderr, desc="ingest",
-                   leave=False, miniters=1)
+        bar = tqdm(total=total, unit="file", file=sys.stderr, desc="ingest", leave=False,
+                   miniters=1)
     window = max(2, workers * 4)
-    futures: dict = {}  # chunk index -> future
+    futures: dict = {}  # chunk index -> (chunk, future)
     games = 0
-    submitted = 0
+    chunks = enumerate(chunks)
     try:
-        for index in range(len(chunks)):
-            while submitted < len(chunks) and submitted - index < window:
-                futures[submitted] = client.submit(read_piece, chunks[submitted], run,
-                                                   submitted, pure=False)
-                submitted += 1
-            future = futures.pop(index)
+        for index in itertools.count():
+            for submitted, chunk in itertools.islice(chunks, window - len(futures)):
+                futures[submitted] = chunk, client.submit(read_piece, chunk, pure=False)
+            if index not in futures:
+                break
+            chunk, future = futures.pop(index)
             try:
-                piece = _result(client, future, piece_deadline(chunks[index]),
-                                f"piece {index + 1} of the ingest ({len(chunks[index])} files)")
+                _result(client, future, piece_deadline(chunk),
+                        f"piece {index + 1} of the ingest ({len(chunk)} files)", fetch=False)
+                # the facts, from the worker that holds the piece (its rows stay there)
+                piece = {**client.submit(piece_facts, future, pure=False).result(),
+                         "rows": future}
             except ClusterError:
                 raise
             except Exception as error:  # a worker that cannot write, or died too often
@@ -432,20 +467,22 @@ def _pieces(client, chunks: list, run: str, workers: int, progress: bool):
         if bar is not None:
             bar.close()
         if client.status == "running":
-            for future in futures.values():
+            for _, future in futures.values():
                 future.cancel()
 
 
-def read_piece(chunk: list, run: str, index: int) -> dict:
-    """On a worker: read the files of ``chunk`` (``[(path, sha256 stored or None)]``) and write
-    their games' rows, with provisional ids, as one piece folder in ``run``. Returns the piece's
-    folder and, per file, ``(path, sha256, size, skipped, games, file findings)`` where each
-    game is ``(fingerprint, detail, identity, positions, findings)``."""
+def read_piece(chunk: list) -> dict:
+    """On a worker: read the files of ``chunk`` (``[(path, stored digest or None)]``, the digest
+    as ``FileDigests.get`` gives it) and build
+    their games' rows, with provisional ids (0, 1, … in the order read), as Arrow tables: the
+    piece's ``"tables"``, kept in the worker's memory (a Dask result) until the batch that
+    takes them is written. With them, the facts the client places the games by
+    (``piece_facts``)."""
     batch = Batch(0)
     files, local = [], 0
     for path, stored in chunk:
         digest, size = file_digest(path)
-        if digest is not None and digest == stored:
+        if digest is not None and FileDigests.prefix(digest) == stored:
             files.append((path, digest, size, True, [], 0))
             continue
         read = read_file(path, labels=True, lines=True)
@@ -459,16 +496,16 @@ def read_piece(chunk: list, run: str, index: int) -> dict:
             local += 1
         batch.add_findings(None, path, None, read.findings)
         files.append((path, digest, size, False, games, len(read.findings)))
-    folder = Path(run) / f"p{index:06d}-{uuid.uuid4().hex}"
-    try:
-        folder.mkdir()
-        tables = batch.tables()
-        for name in PIECE_TABLES:
-            pq.write_table(tables[name], folder / f"{name}.parquet", compression="lz4")
-    except OSError as error:
-        raise OSError(f"worker on {socket.gethostname()} cannot write {folder}: "
-                      f"{error.strerror or error}") from None
-    return {"folder": str(folder), "games": local, "files": files}
+    tables = batch.tables()
+    return {"tables": {name: tables[name] for name in PIECE_TABLES}, "games": local,
+            "files": files}
+
+
+def piece_facts(piece: dict) -> dict:
+    """On the worker that holds a piece: its number of games and, per file, ``(path, sha256,
+    size, skipped, games, file findings)`` where each game is ``(fingerprint, detail,
+    identity, positions, findings)`` — what the client needs, without the rows."""
+    return {"games": piece["games"], "files": piece["files"]}
 
 
 class _Plan:
@@ -488,7 +525,7 @@ class _Plan:
     def _piece(self, index: int, piece: dict) -> dict:
         if index not in self.pieces:
             n = piece["games"] + 1  # one more: the findings about a file (no game) point there
-            self.pieces[index] = {"folder": piece["folder"], "final": np.full(n, -1, np.int32),
+            self.pieces[index] = {"rows": piece["rows"], "final": np.full(n, -1, np.int32),
                                   "content": np.zeros(n, bool), "describe": np.zeros(n, bool),
                                   "paths": []}
         return self.pieces[index]
@@ -508,13 +545,16 @@ class _Plan:
         self._piece(index, piece)["paths"].append(path)
         self.files.append((path, digest, size, game_ids))
 
-    def spec(self) -> list:
-        """What ``write_batch`` needs, per piece in order."""
+    def spec(self) -> tuple:
+        """What ``write_batch`` needs, per piece in order: what to take of its rows, and the
+        futures of the rows."""
         for entry in self.pieces.values():
             entry["describe"][:] = False
         for index, local in self._describer.values():
             self.pieces[index]["describe"][local] = True
-        return [self.pieces[i] for i in sorted(self.pieces)]
+        entries = [self.pieces[i] for i in sorted(self.pieces)]
+        return ([{k: v for k, v in entry.items() if k != "rows"} for entry in entries],
+                [entry["rows"] for entry in entries])
 
 
 class _Commit:
@@ -535,8 +575,9 @@ class _Commit:
         retired = pa.Table.from_pydict({"path": plan.retired,
                                         "batch": [plan.number] * len(plan.retired)},
                                        schema=TABLES["retired"])
-        # ahead of the reads queued on the workers
-        self.future = client.submit(write_batch, plan.spec(), str(self.folder), plan.number,
+        # ahead of the reads queued on the workers; Dask brings it the pieces' rows
+        spec, rows = plan.spec()
+        self.future = client.submit(write_batch, spec, rows, str(self.folder), plan.number,
                                     {"files": files, "retired": retired}, pure=False,
                                     priority=100)
 
@@ -556,10 +597,8 @@ class _Commit:
         store._write_manifest({**manifest, "next_game": self.next_game,
                                "batches": manifest["batches"] + [self.name],
                                "labels": self.labels})
-        last = max(self.plan.pieces)
-        for index, entry in self.plan.pieces.items():  # the last may go on in the next batch
-            if index != last:
-                shutil.rmtree(entry["folder"], ignore_errors=True)
+        self.plan.pieces.clear()  # their rows are let go (the last piece's, once its next batch
+        self.future = None  # is written, if it goes on there)
         return self.name
 
     def abandon(self) -> None:
@@ -568,15 +607,16 @@ class _Commit:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def write_batch(pieces: list, folder: str, number: int, client_tables: dict) -> int:
+def write_batch(pieces: list, rows: list, folder: str, number: int, client_tables: dict) -> int:
     """On a worker: write batch ``number`` into ``folder`` from the rows of ``pieces`` (see
-    ``_Plan.spec``) with the final game ids, positions sorted by key; returns its positions."""
+    ``_Plan.spec``; ``rows``: each piece's ``read_piece``, brought here by Dask) with the final
+    game ids, positions sorted by key; returns its positions."""
     parts = {name: [] for name in PIECE_TABLES}
-    for entry in pieces:
+    for entry, piece in zip(pieces, rows):
         final, content, describe = entry["final"], entry["content"], entry["describe"]
         paths = pa.array(entry["paths"], pa.string())
         for name in PIECE_TABLES:
-            table = pq.read_table(Path(entry["folder"]) / f"{name}.parquet")
+            table = piece["tables"][name]
             local = pc.fill_null(table.column("game"), -1).to_numpy(zero_copy_only=False)
             about_file = local < 0
             local = np.where(about_file, len(final) - 1, local)

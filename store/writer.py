@@ -32,6 +32,8 @@ import stat
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from kifudb.ingest.pipeline import StoredGame, read_files
 from kifudb.ingest.read import record_files
 from kifudb.labels.classify import definitions_version
@@ -165,14 +167,14 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
             report.files_seen += 1
             absolute = os.path.abspath(path)
             digest, size = file_digest(absolute)
-            if digest is not None and known.get(absolute) == digest:
+            if known.unchanged(absolute, digest):
                 report.files_skipped += 1
                 continue
             todo.append((absolute, digest, size))
         batch, files = store.batch(), 0
         reads = read_files([t[0] for t in todo], jobs, "ingest" if progress else None,
                            labels=True, lines=True)
-        for (path, digest, size), read in zip(todo, reads):
+        for (path, digest, size), read in _prepared(zip(todo, reads), catalogue):
             if path in known:
                 batch.retire(path)
                 report.files_replaced += 1
@@ -195,13 +197,28 @@ def ingest_paths(paths, store_dir=None, jobs: int = 1, progress: bool = False,
             files += 1
             if batch.positions >= batch_positions or files >= batch_files:
                 report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
+                catalogue.committed(catalogue.next_game)
                 batch, files = store.batch(), 0
         if not batch.empty():
             report.batches.append(store.commit(batch.tables(), catalogue.next_game, labels))
+        catalogue.close()  # (a failure: the process ends, or the next ingest's state is read)
         report.merge(store, batch_positions)
         if reconcile(store, first, report):  # after the merge, as on a cluster: the same store
             report.merge(store, batch_positions)
     return report
+
+
+#: files read ahead of placing their games, so that the stored games they share moves with
+#: are read from the store in one query (``Catalogue.prepare``)
+PREPARED_FILES = 64
+
+
+def _prepared(reads, catalogue: "Catalogue"):
+    """``reads`` (``(todo, FileRead)`` pairs), ``PREPARED_FILES`` at a time, each group's
+    fingerprints prepared in ``catalogue`` before they are placed."""
+    while group := list(itertools.islice(reads, PREPARED_FILES)):
+        catalogue.prepare([game.fingerprint for _, read in group for game in read.games])
+        yield from group
 
 
 def reconcile(store: Store, first_batch: int, report: IngestReport = None) -> int:
@@ -281,23 +298,76 @@ def _equal(stored, merged) -> bool:
 
 
 def ingest_state(store: Store, report: IngestReport) -> tuple:
-    """What an ingest starts from (under ``store.writing()``): ``{path: sha256}`` of the files
+    """What an ingest starts from (under ``store.writing()``): the ``FileDigests`` of the files
     stored, the ``Catalogue`` of the games stored, and the manifest's labels entry to commit
     (``report.stale_labels`` says when the store's labels are of other definitions)."""
     connection = store.connect()
-    known = dict(connection.execute("SELECT path, sha256 FROM files").fetchall())
-    catalogue = Catalogue(store.manifest()["next_game"])
-    for f, g, detail, date, black, white in connection.execute(
-            f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
-            f"QUALIFY row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall():
-        catalogue.remember(f, g, detail, _identity(date, black, white))
-    connection.close()
+    try:
+        known = FileDigests(connection)
+        catalogue = Catalogue(store.manifest()["next_game"], store, connection)
+    finally:
+        connection.close()
     labels = store.labels_state()
     if labels["version"] is None:
         labels = {"version": definitions_version(), "from_batch": 0}
     elif labels["version"] != definitions_version():
         report.stale_labels = labels["version"]
     return known, catalogue, labels
+
+
+def _hash64(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogateescape"),
+                                          digest_size=8).digest(), "little")
+
+
+class FileDigests:
+    """The files a store holds, by path, and each one's SHA-256: what tells an ingest that a
+    file is stored unchanged (skipped) or changed (read again). Kept as two sorted arrays of
+    numbers, 16 bytes a file (a dictionary of the paths and digests took about 260), read from
+    the store's ``files`` in slices: 2.4 million files take 38 MB. A path is known by a 64-bit
+    hash of it, its digest by the first 64 bits::
+
+        >>> digests = FileDigests()
+        >>> digests.get("/records/a.kif") is None, "/records/a.kif" in digests
+        (True, False)
+    """
+
+    def __init__(self, connection=None):
+        self.paths = np.zeros(0, np.uint64)
+        self.digests = np.zeros(0, np.uint64)
+        if connection is None:
+            return
+        paths, digests = [], []
+        cursor = connection.execute("SELECT path, sha256 FROM files")
+        while rows := cursor.fetchmany(100_000):
+            paths.append(np.fromiter((_hash64(p) for p, _ in rows), np.uint64, len(rows)))
+            digests.append(np.fromiter((FileDigests.prefix(d) for _, d in rows), np.uint64, len(rows)))
+        if paths:
+            order = np.argsort(paths := np.concatenate(paths), kind="stable")
+            self.paths, self.digests = paths[order], np.concatenate(digests)[order]
+
+    def _find(self, path: str):
+        key = np.uint64(_hash64(path))
+        at = int(np.searchsorted(self.paths, key))
+        return at if at < len(self.paths) and self.paths[at] == key else None
+
+    def __contains__(self, path: str) -> bool:
+        return self._find(path) is not None
+
+    def get(self, path: str):
+        """The stored digest of ``path`` (its first 64 bits, ``prefix``), or None."""
+        at = self._find(path)
+        return None if at is None else int(self.digests[at])
+
+    @staticmethod
+    def prefix(digest) -> int:
+        """The first 64 bits of a SHA-256 in hex (0 for none: a file that could not be read)."""
+        return int(digest[:16], 16) if digest else 0
+
+    def unchanged(self, path: str, digest) -> bool:
+        """Whether ``path`` is stored with the content of SHA-256 ``digest`` (hex)."""
+        return digest is not None and self.get(path) == self.prefix(digest)
+
 
 
 class Catalogue:
@@ -316,42 +386,98 @@ class Catalogue:
         ((2, True, False), 3)
 
     Placing a game costs the same however many games share its moves (``_Games``).
+
+    Memory: the games of the store are held as numbers only, a sorted array of fingerprints
+    and one of game ids (``_Index``, 12 bytes a game, read from the store's ``games``); the
+    identities (players, date) a placement compares are read from the store for the
+    fingerprints a source shares with a stored game (``prepare``). In full (``recent``) are
+    only the games this ingest placed and has not committed yet, and the stored games it met
+    again: a game placed new goes into the index once its batch is committed (``committed``).
     """
 
-    def __init__(self, next_game: int):
+    def __init__(self, next_game: int, store: Store = None, connection=None):
         self.next_game = next_game
-        #: fingerprint (as a number) -> the games stored with these moves: one
-        #: ``(game id, detail, identity)``, or a ``_Games`` when several are (kept small: the
-        #: client of a cluster ingest holds one entry per game of the store, about 250 bytes)
-        self.stored: dict = {}
+        self.store = store
+        #: the store's games (and this ingest's, once committed), as numbers
+        self.index = _Index()
+        #: fingerprint (as a number) -> the games with these moves this ingest has met: one
+        #: ``(game id, detail, identity)``, or a ``_Games`` when several are
+        self.recent: dict = {}
+        #: the fingerprints placed new and met only once, which ``committed`` moves to the index
+        self._new: dict = {}
         self._texts: dict = {}  # one copy of each date and player name
+        self._connection, self._batches = None, None
+        if connection is not None:
+            stored = connection.execute(
+                "SELECT ('0x' || any_value(fingerprint))::UBIGINT AS f, game FROM games_all "
+                "WHERE regexp_full_match(fingerprint, '[0-9a-f]{16}') GROUP BY game").fetchnumpy()
+            self.index.add(stored["f"], stored["game"])
+            for f, g, detail, date, black, white in connection.execute(
+                    f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
+                    f"WHERE NOT regexp_full_match(fingerprint, '[0-9a-f]{{16}}') QUALIFY "
+                    f"row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall():
+                self._add(f, (g, detail, self._shared(_identity(date, black, white))))
 
     def remember(self, fingerprint: str, game_id: int, detail: int, identity: tuple) -> None:
-        """A game already stored (``ingest_state``)."""
+        """A game already stored, held in full."""
         self._add(_fingerprint_key(fingerprint), (game_id, detail, self._shared(identity)))
 
     def _add(self, key, entry: tuple) -> None:
-        same = self.stored.get(key)
+        same = self.recent.get(key)
         if same is None:
-            self.stored[key] = entry
+            self.recent[key] = entry
         elif isinstance(same, _Games):
             same.add(entry)
         else:
-            self.stored[key] = _Games([same, entry])
+            self.recent[key] = _Games([same, entry])
+
+    def prepare(self, fingerprints) -> None:
+        """Read from the store, in one query, the stored games of those of ``fingerprints``
+        that ``place`` will compare with (those in the index and not yet in ``recent``)."""
+        keys = [k for k in map(_fingerprint_key, fingerprints)
+                if isinstance(k, int) and k not in self.recent]
+        if not keys or not len(self.index):
+            return
+        ids = self.index.games(np.array(keys, np.uint64))
+        if not len(ids):
+            return
+        for f, g, detail, date, black, white in self._stored(ids):
+            self.index.forget(g)
+            self._add(_fingerprint_key(f), (g, detail, self._shared(_identity(date, black,
+                                                                              white))))
+
+    def _stored(self, ids) -> list:
+        """The latest ``games`` row (fingerprint, id, detail, date, players) of each of
+        ``ids``, from the store's committed batches."""
+        manifest = self.store.manifest()
+        if self._batches != manifest["batches"]:
+            if self._connection is not None:
+                self._connection.close()
+            self._connection = self.store.connect(manifest)
+            self._batches = manifest["batches"]
+        return self._connection.execute(
+            f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
+            f"WHERE game IN (SELECT unnest(?::INTEGER[])) QUALIFY row_number() OVER "
+            f"(PARTITION BY game ORDER BY batch DESC) = 1", [list(map(int, ids))]).fetchall()
 
     def place(self, fingerprint: str, detail: int, identity: tuple) -> tuple:
         """``(game id, added, describe)`` of one source of a game: ``added`` for a new game,
         ``describe`` for a stored one this source says more about."""
         key = _fingerprint_key(fingerprint)
+        if isinstance(key, int) and key not in self.recent and len(self.index):
+            self.prepare([fingerprint])
         identity = self._shared(identity)
-        same = self.stored.get(key)
+        same = self.recent.get(key)
         if isinstance(same, _Games):
             known = same.find(identity)
         else:
             known = same if same is not None and _same_game(identity, same[2]) else None
+        self._new.pop(key, None)  # met again (or its moves are another game's): kept in full
         if known is None:
             game_id = self.next_game
             self.next_game += 1
+            if same is None and isinstance(key, int):
+                self._new[key] = game_id
             self._add(key, (game_id, detail, identity))
             return game_id, True, False
         game_id, stored_detail, stored_identity = known
@@ -360,14 +486,82 @@ class Catalogue:
         if isinstance(same, _Games):
             same.replace(entry)
         else:
-            self.stored[key] = entry
+            self.recent[key] = entry
         return game_id, False, detail > stored_detail
+
+    def committed(self, next_game: int) -> None:
+        """The games below id ``next_game`` are committed: those placed new and met once are
+        held as numbers from now on (the store has them as this catalogue does)."""
+        done = [(key, game) for key, game in self._new.items() if game < next_game]
+        if not done:
+            return
+        for key, _ in done:
+            del self._new[key], self.recent[key]
+        self.index.add(np.array([k for k, _ in done], np.uint64),
+                       np.array([g for _, g in done], np.int32))
+        self._texts.clear()  # sharing starts again (the names of games let go are let go)
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
     def _shared(self, identity: tuple) -> tuple:
         """``identity`` with its texts shared with the other games' (players and dates
         repeat)."""
         return tuple(None if text is None else self._texts.setdefault(text, text)
                      for text in identity)
+
+
+class _Index:
+    """Fingerprints (64-bit numbers) and the ids of the games that have them, as sorted arrays
+    in a few runs, merged as they grow (each game is copied about log2 of the games times);
+    a game read into ``Catalogue.recent`` is forgotten here (``forget``)::
+
+        >>> index = _Index()
+        >>> index.add(np.array([5, 3], np.uint64), np.array([1, 2], np.int32))
+        >>> index.add(np.array([5], np.uint64), np.array([3], np.int32))
+        >>> sorted(index.games(np.array([5], np.uint64)).tolist()), len(index)
+        ([1, 3], 3)
+        >>> index.forget(1); index.games(np.array([5, 4], np.uint64)).tolist()
+        [3]
+    """
+
+    def __init__(self):
+        self.runs: list = []  # (fingerprints sorted, game ids)
+        self.forgotten: set = set()
+
+    def __len__(self) -> int:
+        return sum(len(fingerprints) for fingerprints, _ in self.runs)
+
+    def add(self, fingerprints, games) -> None:
+        if not len(fingerprints):
+            return
+        order = np.argsort(fingerprints, kind="stable")
+        self.runs.append((np.asarray(fingerprints, np.uint64)[order],
+                          np.asarray(games, np.int32)[order]))
+        while len(self.runs) > 1 and len(self.runs[-2][0]) <= 2 * len(self.runs[-1][0]):
+            (f1, g1), (f2, g2) = self.runs.pop(), self.runs.pop()
+            fingerprints, games = np.concatenate([f2, f1]), np.concatenate([g2, g1])
+            order = np.argsort(fingerprints, kind="stable")
+            self.runs.append((fingerprints[order], games[order]))
+
+    def games(self, keys):
+        """The ids of the games with any of the fingerprints ``keys`` (sorted or not)."""
+        found = []
+        for fingerprints, games in self.runs:
+            lo = np.searchsorted(fingerprints, keys, "left")
+            hi = np.searchsorted(fingerprints, keys, "right")
+            for a, b in zip(lo[hi > lo], hi[hi > lo]):
+                found.append(games[a:b])
+        ids = np.concatenate(found) if found else np.zeros(0, np.int32)
+        if self.forgotten:
+            ids = ids[~np.isin(ids, np.fromiter(self.forgotten, np.int32))]
+        return ids
+
+    def forget(self, game: int) -> None:
+        """Game ``game`` is held elsewhere now (the catalogue's ``recent``)."""
+        self.forgotten.add(int(game))
 
 
 #: games with the same moves compared one by one; above this many, they are filed (``_Games``)
