@@ -1,7 +1,8 @@
 """``ingest --cluster`` when the cluster fails (issue 26): a bad address or too many local
 workers is one line, a worker stopped with SIGSTOP has its work moved to the other worker
-within a deadline, a scheduler killed mid-run is one line and the store keeps its last commit.
-Real schedulers and workers, as processes on 127.0.0.1 (``test_cluster.Processes``)."""
+within a deadline, a scheduler killed mid-run is one line and the store keeps its last commit,
+and after a lost scheduler or a killed client the next run gives the store of an uninterrupted
+one (issue 31). Real schedulers and workers, as processes on 127.0.0.1 (``test_cluster.Processes``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from click.testing import CliRunner
 from kifudb.cli import main
 from kifudb.store.cluster import MAX_LOCAL_WORKERS, ClusterError, check_address
 from kifudb.store.folder import Store
+from kifudb.store.schema import TABLES
 from kifudb.store.writer import ingest_paths
 from test_cluster import Processes, content, corpus, leftovers  # noqa: F401 (the helpers)
 
@@ -146,3 +148,77 @@ def test_a_scheduler_killed_mid_run_is_one_line(processes, tmp_path):
     assert all(Store(root).batch_dir(b).is_dir() for b in manifest["batches"])
     check = subprocess.run([KIFUDB, "check", "--store", root], capture_output=True, text=True)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def rows(root) -> dict:
+    """What a store holds, whatever batches it is in: every current row of every table but the
+    batch numbers (an interrupted run and the one after it commit other batches than one run
+    that was not interrupted)."""
+    connection = Store(root).connect()
+    out = {}
+    for table, schema in TABLES.items():
+        columns = ", ".join(f'"{f.name}"' for f in schema if f.name != "batch")
+        out[table] = connection.execute(f"SELECT {columns} FROM {table} ORDER BY ALL").fetchall()
+    return out
+
+
+def started_committing(root: Path, process: subprocess.Popen) -> None:
+    """Wait until the ingest ``process`` has committed a batch into ``root``."""
+    deadline = time.monotonic() + 120
+    while not (root / "manifest.json").exists() or not Store(root).manifest()["batches"]:
+        assert time.monotonic() < deadline and process.poll() is None, process.poll()
+        time.sleep(0.01)
+
+
+def checked(root: Path) -> None:
+    check = subprocess.run([KIFUDB, "check", "--store", root], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("killed", ["client", "scheduler"])
+def test_the_run_after_a_killed_client_or_scheduler_gives_the_uninterrupted_store(
+        killed, tmp_path):
+    """The client (``kifudb ingest``) or the scheduler killed with SIGKILL once a batch is
+    committed: the store opens and passes ``kifudb check``, and the next run, on a scheduler
+    and workers started again, gives the games, positions, keys and findings of a run that
+    was not interrupted."""
+    records = corpus(tmp_path / "corpus", copies=3)
+    one = tmp_path / "one"
+    ingest_paths([records], one, batch_positions=3000)
+    root = tmp_path / "store"
+    # the client: a process of its own, committing every 3,000 positions
+    command = [sys.executable, "-c", "import sys; from kifudb.store.writer import ingest_paths; "
+               "ingest_paths([sys.argv[1]], sys.argv[2], cluster=sys.argv[3], "
+               "batch_positions=3000)", records, root]
+    (tmp_path / "first").mkdir()
+    (tmp_path / "second").mkdir()
+    first = Processes(tmp_path / "first")
+    try:
+        for _ in range(2):
+            first.worker()
+        first.client(2).close()
+        ingest = subprocess.Popen([*command, first.address], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        started_committing(root, ingest)
+        (ingest if killed == "client" else first.scheduler).send_signal(signal.SIGKILL)
+        out, err = ingest.communicate(timeout=180)
+        assert ingest.returncode == (-signal.SIGKILL if killed == "client" else 1), err
+    finally:
+        first.close()
+    committed = Store(root).manifest()["batches"]
+    assert committed and rows(root) != rows(one)  # stopped half-way
+    checked(root)
+    second = Processes(tmp_path / "second")
+    try:
+        for _ in range(2):
+            second.worker()
+        second.client(2).close()
+        again = subprocess.run([*command, second.address], capture_output=True, text=True,
+                               cwd=tmp_path)
+        assert again.returncode == 0, again.stdout + again.stderr
+    finally:
+        second.close()
+    assert rows(root) == rows(one)
+    checked(root)
+    assert leftovers(root) == []
