@@ -16,7 +16,7 @@ import pytest
 
 from kifudb.core._native import PURE_VARIABLE
 from kifudb.store.folder import Store
-from kifudb.store.writer import Catalogue, _identity, ingest_paths
+from kifudb.store.writer import Catalogue, IngestReport, _identity, ingest_paths, ingest_state
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -175,3 +175,44 @@ def test_a_long_ingest_of_small_files_commits_as_it_goes(tmp_path):
     assert store.connect().execute(
         "SELECT batch, count(*) FROM files GROUP BY batch ORDER BY batch").fetchall() == \
         [(1, 10), (2, 10), (3, 5)]
+
+
+def test_what_an_ingest_holds_of_the_store_is_numbers(tmp_path):
+    """An ingest starts from the store's games as numbers (fingerprint and id, ``_Index``) and
+    its files as hashes (``FileDigests``), whatever the store holds (issue 31: 332 bytes a game
+    were held before, 2.7 GB at a billion positions); a source of a stored game reads that
+    game's players and date from the store, then places as before."""
+    store_dir = tmp_path / "store"
+    ingest_paths([one_game_files(tmp_path / "moves", 300, "moves")], store_dir,
+                 batch_files=100)
+    ingest_paths([one_game_files(tmp_path / "players", 20, "players")], store_dir)
+    store = Store(store_dir)
+    known, catalogue, _ = ingest_state(store, IngestReport())
+    assert len(catalogue.index) == 320 and catalogue.recent == {}
+    assert len(known.paths) == 320 and str(tmp_path / "moves" / "g000007.csa") in known
+    assert str(tmp_path / "moves" / "elsewhere.csa") not in known
+    connection = store.connect()
+    fingerprint, game = connection.execute(
+        "SELECT fingerprint, game FROM games WHERE black = 'p7q'").fetchone()
+    assert catalogue.place(fingerprint, 1, _identity(None, "p7q", None)) == (game, False, False)
+    assert len(catalogue.recent) == 1  # the 20 games of those moves, now held in full
+    assert catalogue.place(fingerprint, 1, _identity(None, "p21q", None))[1:] == (True, False)
+    catalogue.close()
+
+
+def test_an_ingest_of_stored_games_again_finds_each_in_the_store(tmp_path):
+    """The same games in other files: every one is a source of a stored game, read from the
+    store in one query per ``PREPARED_FILES`` files, across the batches the first ingest
+    committed and the ones this ingest commits as it goes."""
+    store_dir = tmp_path / "store"
+    first = one_game_files(tmp_path / "a", 150, "moves")
+    ingest_paths([first], store_dir, batch_files=40)
+    again = tmp_path / "b"
+    again.mkdir()
+    for index, path in enumerate(sorted(first.iterdir())):  # each game twice more, elsewhere
+        for copy in ("x", "y"):
+            (again / f"{copy}{index:06d}.csa").write_bytes(path.read_bytes())
+    report = ingest_paths([again], store_dir, batch_files=40)
+    assert (report.games_added, report.games_known) == (0, 300)
+    assert Store(store_dir).connect().execute(
+        "SELECT count(*), count(DISTINCT fingerprint) FROM games").fetchone() == (150, 150)
