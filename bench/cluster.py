@@ -1,9 +1,11 @@
 """Ingest on a Dask cluster (``kifudb ingest --cluster local:2``) against one worker
 (``--cluster local:1``), ``--jobs 2`` and ``--jobs 1`` on the same synthetic corpus
-(``bench/corpus.py``): positions per second, the CPU seconds of all the processes (what the
-cluster's work costs whatever else runs) and of the client alone, the peak resident memory of
-the whole process tree (client, nanny and worker processes) and of the largest single process,
-and whether the four stores hold the same rows.
+(``bench/corpus.py``), and on a ``dask scheduler`` with two ``dask worker`` processes started
+as an operator starts them: positions per second, the CPU seconds of all the processes (what
+the cluster's work costs whatever else runs) and of the client alone, the peak resident memory
+of the whole process tree (client, nanny and worker processes) and of the largest single
+process, and whether the five stores hold the same rows. (The scheduler's and its workers' CPU
+and memory are not the client's children: their columns count the client only.)
 
     python -m bench.cluster [--positions 100k] [--folders N]
 
@@ -26,7 +28,40 @@ from pathlib import Path
 from bench.store import RESULTS, ROOT, ProcessSampler, TreeSampler, _status_kb, parse_scale
 
 WAYS = (("--jobs 1", {"jobs": 1}), ("--jobs 2", {"jobs": 2}),
-        ("--cluster local:1", {"cluster": "local:1"}), ("--cluster local:2", {"cluster": "local:2"}))
+        ("--cluster local:1", {"cluster": "local:1"}),
+        ("--cluster local:2", {"cluster": "local:2"}),
+        ("dask scheduler + 2", {"cluster": "scheduler"}))
+
+
+class Scheduler:
+    """A ``dask scheduler`` and two ``dask worker`` processes (one thread each, no nanny) on
+    127.0.0.1, for as long as the ``with`` lasts; ``file`` is its scheduler file."""
+
+    def __enter__(self):
+        import tempfile
+
+        dask = Path(sys.executable).parent / "dask"
+        self.folder = Path(tempfile.mkdtemp())
+        self.file = self.folder / "scheduler.json"
+        self.processes = [subprocess.Popen(
+            [dask, "scheduler", "--scheduler-file", self.file, "--port", "0", "--no-dashboard",
+             "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+        while not self.file.exists() or not self.file.read_text().strip():
+            time.sleep(0.1)
+        for n in range(2):
+            self.processes.append(subprocess.Popen(
+                [dask, "worker", "--scheduler-file", self.file, "--nthreads", "1", "--no-nanny",
+                 "--no-dashboard", "--host", "127.0.0.1", "--local-directory",
+                 self.folder / f"w{n}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                cwd=ROOT))
+        return self
+
+    def __exit__(self, *exc):
+        for process in self.processes:
+            process.terminate()
+        for process in self.processes:
+            process.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class CpuSampler(ProcessSampler):
@@ -83,6 +118,23 @@ def fingerprint(store_dir: str) -> list:
         "(SELECT count(*) FROM findings), (SELECT count(*) FROM sources)").fetchall()[0]
 
 
+def ingest(paths: list, options: dict, prints: set):
+    """One ingest in a fresh interpreter into a fresh store (its figures, or None after saying
+    why it failed); what its store holds goes into ``prints``."""
+    store = RESULTS / "cluster-store"
+    shutil.rmtree(store, ignore_errors=True)
+    done = subprocess.run([sys.executable, "-m", "bench.cluster", "--child", json.dumps(paths),
+                           str(store), json.dumps(options)], cwd=ROOT, capture_output=True,
+                          text=True)
+    if done.returncode:
+        sys.stderr.write(done.stderr)
+        return None
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    prints.add(fingerprint(str(store)))
+    shutil.rmtree(store, ignore_errors=True)
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__)
     parser.add_argument("--positions", type=parse_scale, default=100_000)
@@ -103,18 +155,14 @@ def main(argv=None) -> int:
         paths = [str(folder / "files")]
     rows, prints = [], set()
     for name, options in WAYS:
-        store = RESULTS / "cluster-store"
-        shutil.rmtree(store, ignore_errors=True)
-        done = subprocess.run([sys.executable, "-m", "bench.cluster", "--child", json.dumps(paths),
-                               str(store), json.dumps(options)], cwd=ROOT, capture_output=True,
-                              text=True)
-        if done.returncode:
-            sys.stderr.write(done.stderr)
+        if options.get("cluster") == "scheduler":
+            with Scheduler() as scheduler:
+                out = ingest(paths, {"cluster": str(scheduler.file)}, prints)
+        else:
+            out = ingest(paths, options, prints)
+        if out is None:
             return 1
-        out = json.loads(done.stdout.strip().splitlines()[-1])
-        prints.add(fingerprint(str(store)))
         rows.append((name, out))
-        shutil.rmtree(store, ignore_errors=True)
     one = rows[0][1]["positions"] / rows[0][1]["seconds"]
     print(f"{rows[0][1]['positions']:,} positions, {rows[0][1]['games']:,} games "
           f"({', '.join(Path(p).name for p in paths[:3])}{'…' if len(paths) > 3 else ''})")
@@ -126,6 +174,10 @@ def main(argv=None) -> int:
               f"{out['cpu_seconds']:>8.1f}{out['client_cpu_seconds']:>14.1f}"
               f"{out['tree_peak_mb']:>14,.0f}"
               f"{max(out['client_peak_mb'], out['children_max_mb']):>20,.0f}")
+    seconds = {name: out["seconds"] for name, out in rows}
+    two = seconds["--cluster local:2"]
+    print(f"local:2 against local:1 {seconds['--cluster local:1'] / two:.2f}×, against "
+          f"--jobs 1 {seconds['--jobs 1'] / two:.2f}×")
     print("stores identical" if len(prints) == 1 else f"stores DIFFER: {prints}")
     return 0 if len(prints) == 1 else 1
 

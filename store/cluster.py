@@ -250,11 +250,11 @@ def _ingest(paths, store: Store, client, progress: bool, batch_positions: int) -
         for index, piece in _pieces(client, chunks, workers, total):
             local = 0  # the provisional id of the piece's next game
             catalogue.prepare([game[0] for file in piece["files"] for game in file[4]])
-            for path, digest, size_, skipped, games, file_findings in piece["files"]:
+            for path, digest, size_, skipped, games, file_findings, stored in piece["files"]:
                 if skipped:
                     report.files_skipped += 1
                     continue
-                if path in known:
+                if stored:  # a file stored before, changed
                     plan.retired.append(path)
                     report.files_replaced += 1
                 game_ids = []
@@ -303,7 +303,7 @@ def _chunks(files, known, workers: int, report: IngestReport):
     del head
     while chunk := list(itertools.islice(files, size)):
         report.files_seen += len(chunk)
-        yield [(path, known.get(path)) for path in chunk]
+        yield list(zip(chunk, known.get_many(chunk)))
 
 
 def _finish(writing: "_Commit", catalogue) -> str:
@@ -483,7 +483,7 @@ def read_piece(chunk: list) -> dict:
     for path, stored in chunk:
         digest, size = file_digest(path)
         if digest is not None and FileDigests.prefix(digest) == stored:
-            files.append((path, digest, size, True, [], 0))
+            files.append((path, digest, size, True, [], 0, True))
             continue
         read = read_file(path, labels=True, lines=True)
         games = []
@@ -495,7 +495,7 @@ def read_piece(chunk: list) -> dict:
                           len(game.findings)))
             local += 1
         batch.add_findings(None, path, None, read.findings)
-        files.append((path, digest, size, False, games, len(read.findings)))
+        files.append((path, digest, size, False, games, len(read.findings), stored is not None))
     tables = batch.tables()
     return {"tables": {name: tables[name] for name in PIECE_TABLES}, "games": local,
             "files": files}
@@ -503,8 +503,9 @@ def read_piece(chunk: list) -> dict:
 
 def piece_facts(piece: dict) -> dict:
     """On the worker that holds a piece: its number of games and, per file, ``(path, sha256,
-    size, skipped, games, file findings)`` where each game is ``(fingerprint, detail,
-    identity, positions, findings)`` — what the client needs, without the rows."""
+    size, skipped, games, file findings, stored)`` where each game is ``(fingerprint, detail,
+    identity, positions, findings)`` and ``stored`` says the store held the file before —
+    what the client needs, without the rows."""
     return {"games": piece["games"], "files": piece["files"]}
 
 

@@ -2,7 +2,8 @@
 workers is one line, a worker stopped with SIGSTOP has its work moved to the other worker
 within a deadline, a scheduler killed mid-run is one line and the store keeps its last commit,
 and after a lost scheduler or a killed client the next run gives the store of an uninterrupted
-one (issue 31). Real schedulers and workers, as processes on 127.0.0.1 (``test_cluster.Processes``)."""
+one (issue 31). Real schedulers and workers, as processes on 127.0.0.1
+(``test_cluster.Processes``)."""
 
 from __future__ import annotations
 
