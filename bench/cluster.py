@@ -7,10 +7,13 @@ of the whole process tree (client, nanny and worker processes) and of the larges
 process, and whether the five stores hold the same rows. (The scheduler's and its workers' CPU
 and memory are not the client's children: their columns count the client only.)
 
-    python -m bench.cluster [--positions 100k] [--folders N]
+    python -m bench.cluster [--positions 100k] [--folders N] [--repeat R]
 
 ``--folders N`` takes the first N folders of the 10M corpus (about 210k positions each) instead
-of a corpus of ``--positions``. Each ingest runs in a fresh interpreter, into a fresh store.
+of a corpus of ``--positions``. Each ingest runs in a fresh interpreter, into a fresh store;
+with ``--repeat R`` the five ways run R times in turn (the machine's speed drifts over
+minutes: one way's runs are spread over the whole bench), and the table shows each way's
+median, the ratios the median of the rounds' ratios.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -60,7 +64,11 @@ class Scheduler:
         for process in self.processes:
             process.terminate()
         for process in self.processes:
-            process.wait()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # a worker whose scheduler went first
+                process.kill()
+                process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
@@ -139,6 +147,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.cluster", description=__doc__)
     parser.add_argument("--positions", type=parse_scale, default=100_000)
     parser.add_argument("--folders", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -153,16 +162,19 @@ def main(argv=None) -> int:
     else:
         folder, _ = cached_corpus(args.positions, 1, RESULTS)
         paths = [str(folder / "files")]
-    rows, prints = [], set()
-    for name, options in WAYS:
-        if options.get("cluster") == "scheduler":
-            with Scheduler() as scheduler:
-                out = ingest(paths, {"cluster": str(scheduler.file)}, prints)
-        else:
-            out = ingest(paths, options, prints)
-        if out is None:
-            return 1
-        rows.append((name, out))
+    runs, prints = {name: [] for name, _ in WAYS}, set()
+    for _ in range(args.repeat):
+        for name, options in WAYS:
+            if options.get("cluster") == "scheduler":
+                with Scheduler() as scheduler:
+                    out = ingest(paths, {"cluster": str(scheduler.file)}, prints)
+            else:
+                out = ingest(paths, options, prints)
+            if out is None:
+                return 1
+            runs[name].append(out)
+    rows = [(name, {k: statistics.median(o[k] for o in outs) for k in outs[0]})
+            for name, outs in runs.items()]
     one = rows[0][1]["positions"] / rows[0][1]["seconds"]
     print(f"{rows[0][1]['positions']:,} positions, {rows[0][1]['games']:,} games "
           f"({', '.join(Path(p).name for p in paths[:3])}{'…' if len(paths) > 3 else ''})")
@@ -174,10 +186,12 @@ def main(argv=None) -> int:
               f"{out['cpu_seconds']:>8.1f}{out['client_cpu_seconds']:>14.1f}"
               f"{out['tree_peak_mb']:>14,.0f}"
               f"{max(out['client_peak_mb'], out['children_max_mb']):>20,.0f}")
-    seconds = {name: out["seconds"] for name, out in rows}
-    two = seconds["--cluster local:2"]
-    print(f"local:2 against local:1 {seconds['--cluster local:1'] / two:.2f}×, against "
-          f"--jobs 1 {seconds['--jobs 1'] / two:.2f}×")
+    def ratio(way: str) -> str:
+        each = [a["seconds"] / b["seconds"] for a, b in zip(runs[way], runs["--cluster local:2"])]
+        return f"{statistics.median(each):.2f}× ({', '.join(f'{r:.2f}' for r in each)})"
+
+    print(f"local:2 against local:1 {ratio('--cluster local:1')}, against --jobs 1 "
+          f"{ratio('--jobs 1')}")
     print("stores identical" if len(prints) == 1 else f"stores DIFFER: {prints}")
     return 0 if len(prints) == 1 else 1
 

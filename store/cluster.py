@@ -447,9 +447,7 @@ def _pieces(client, chunks, workers: int, total=None):
             try:
                 _result(client, future, piece_deadline(chunk),
                         f"piece {index + 1} of the ingest ({len(chunk)} files)", fetch=False)
-                # the facts, from the worker that holds the piece (its rows stay there)
-                piece = {**client.submit(piece_facts, future, pure=False).result(),
-                         "rows": future}
+                piece = {**_facts(client, future), "rows": future}
             except ClusterError:
                 raise
             except Exception as error:  # a worker that cannot write, or died too often
@@ -501,11 +499,31 @@ def read_piece(chunk: list) -> dict:
             "files": files}
 
 
-def piece_facts(piece: dict) -> dict:
-    """On the worker that holds a piece: its number of games and, per file, ``(path, sha256,
-    size, skipped, games, file findings, stored)`` where each game is ``(fingerprint, detail,
-    identity, positions, findings)`` and ``stored`` says the store held the file before —
-    what the client needs, without the rows."""
+def _facts(client, future) -> dict:
+    """The facts of the piece ``future`` holds (``piece_facts``), asked of the worker that
+    holds it directly (``Client.run``: a task would wait behind the reads queued there); if
+    that worker has just gone, once Dask has read the piece again elsewhere."""
+    for _ in range(3):
+        holders = client.who_has([future]).get(future.key) or []
+        if holders:
+            try:
+                return next(iter(client.run(piece_facts, future.key, workers=holders[:1])
+                                 .values()))
+            except Exception as error:  # that worker has just gone
+                if _scheduler_gone(client, error):
+                    raise
+        _result(client, future, 600, "a piece read again", fetch=False)
+    piece = future.result()  # at last, the whole piece, rows and all
+    return {"games": piece["games"], "files": piece["files"]}
+
+
+def piece_facts(key, dask_worker=None) -> dict:
+    """On the worker that holds piece ``key`` (run by ``Client.run``, beside the tasks): its
+    number of games and, per file, ``(path, sha256, size, skipped, games, file findings,
+    stored)`` where each game is ``(fingerprint, detail, identity, positions, findings)`` and
+    ``stored`` says the store held the file before — what the client needs, without the
+    rows."""
+    piece = dask_worker.data[key]
     return {"games": piece["games"], "files": piece["files"]}
 
 
