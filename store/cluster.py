@@ -471,11 +471,10 @@ def _pieces(client, chunks, workers: int, total=None):
 
 def read_piece(chunk: list) -> dict:
     """On a worker: read the files of ``chunk`` (``[(path, stored digest or None)]``, the digest
-    as ``FileDigests.get`` gives it) and build
-    their games' rows, with provisional ids (0, 1, … in the order read), as Arrow tables: the
-    piece's ``"tables"``, kept in the worker's memory (a Dask result) until the batch that
-    takes them is written. With them, the facts the client places the games by
-    (``piece_facts``)."""
+    as ``FileDigests.get`` gives it) and build their games' rows, with provisional ids (0, 1, …
+    in the order read), as Arrow tables: the piece's ``"tables"``, kept in the worker's memory
+    (a Dask result) until the batch that takes them is written. With them, the facts the
+    client places the games by (``piece_facts``)."""
     batch = Batch(0)
     files, local = [], 0
     for path, stored in chunk:

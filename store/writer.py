@@ -394,8 +394,10 @@ class Catalogue:
     and one of game ids (``_Index``, 12 bytes a game, read from the store's ``games``); the
     identities (players, date) a placement compares are read from the store for the
     fingerprints a source shares with a stored game (``prepare``). In full (``recent``) are
-    only the games this ingest placed and has not committed yet, and the stored games it met
-    again: a game placed new goes into the index once its batch is committed (``committed``).
+    only the games met since the last commit, and those whose identity a source completed
+    (the store's row says less until ``reconcile``): the others go back to the index once the
+    batch that placed them is committed (``committed``), so that reading a collection again
+    from another folder does not hold it all.
     """
 
     def __init__(self, next_game: int, store: Store = None, connection=None):
@@ -406,8 +408,8 @@ class Catalogue:
         #: fingerprint (as a number) -> the games with these moves this ingest has met: one
         #: ``(game id, detail, identity)``, or a ``_Games`` when several are
         self.recent: dict = {}
-        #: the fingerprints placed new and met only once, which ``committed`` moves to the index
-        self._new: dict = {}
+        #: the fingerprints whose games a source completed: held in full to the end
+        self._changed: set = set()
         self._texts: dict = {}  # one copy of each date and player name
         self._connection, self._batches = None, None
         if connection is not None:
@@ -475,33 +477,38 @@ class Catalogue:
             known = same.find(identity)
         else:
             known = same if same is not None and _same_game(identity, same[2]) else None
-        self._new.pop(key, None)  # met again (or its moves are another game's): kept in full
         if known is None:
             game_id = self.next_game
             self.next_game += 1
-            if same is None and isinstance(key, int):
-                self._new[key] = game_id
             self._add(key, (game_id, detail, identity))
             return game_id, True, False
         game_id, stored_detail, stored_identity = known
         entry = (game_id, max(detail, stored_detail),
                  self._shared(_merge(stored_identity, identity)))
-        if isinstance(same, _Games):
-            same.replace(entry)
-        else:
-            self.recent[key] = entry
+        if entry != known:
+            self._changed.add(key)
+            if isinstance(same, _Games):
+                same.replace(entry)
+            else:
+                self.recent[key] = entry
         return game_id, False, detail > stored_detail
 
     def committed(self, next_game: int) -> None:
-        """The games below id ``next_game`` are committed: those placed new and met once are
-        held as numbers from now on (the store has them as this catalogue does)."""
-        done = [(key, game) for key, game in self._new.items() if game < next_game]
-        if not done:
-            return
-        for key, _ in done:
-            del self._new[key], self.recent[key]
-        self.index.add(np.array([k for k, _ in done], np.uint64),
-                       np.array([g for _, g in done], np.int32))
+        """The games below id ``next_game`` are committed: the fingerprints all of whose games
+        are, and which no source completed, are held as numbers from now on (the store says
+        of them what this catalogue does)."""
+        keys, games = [], []
+        for key, same in list(self.recent.items()):
+            ids = list(same.games) if isinstance(same, _Games) else [same[0]]
+            if isinstance(key, int) and key not in self._changed and max(ids) < next_game:
+                del self.recent[key]
+                for game in ids:
+                    if game in self.index.forgotten:  # read from the index: it is there again
+                        self.index.forgotten.discard(game)
+                    else:
+                        keys.append(key)
+                        games.append(game)
+        self.index.add(np.array(keys, np.uint64), np.array(games, np.int32))
         self._texts.clear()  # sharing starts again (the names of games let go are let go)
 
     def close(self) -> None:

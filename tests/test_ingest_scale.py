@@ -196,7 +196,18 @@ def test_what_an_ingest_holds_of_the_store_is_numbers(tmp_path):
         "SELECT fingerprint, game FROM games WHERE black = 'p7q'").fetchone()
     assert catalogue.place(fingerprint, 1, _identity(None, "p7q", None)) == (game, False, False)
     assert len(catalogue.recent) == 1  # the 20 games of those moves, now held in full
-    assert catalogue.place(fingerprint, 1, _identity(None, "p21q", None))[1:] == (True, False)
+    new, added, _ = catalogue.place(fingerprint, 1, _identity(None, "p21q", None))
+    assert added and new == 321
+    # once committed, numbers again (nothing a source completed): an ingest that reads the
+    # same games again from another folder holds no more than a batch of them
+    catalogue.committed(catalogue.next_game)
+    assert catalogue.recent == {} and len(catalogue.index) == 321
+    assert not catalogue.index.forgotten
+    assert catalogue.place(fingerprint, 1, _identity(None, "p7q", None)) == (game, False, False)
+    # a source that completes a game (a date): that game is held in full to the end
+    assert catalogue.place(fingerprint, 1, _identity("2024-01-01", "p7q", None))[0] == game
+    catalogue.committed(catalogue.next_game)
+    assert len(catalogue.recent) == 1
     catalogue.close()
 
 
