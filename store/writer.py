@@ -410,6 +410,10 @@ class Catalogue:
         self.recent: dict = {}
         #: the fingerprints whose games a source completed: held in full to the end
         self._changed: set = set()
+        #: the fingerprints placed since the last commit (``committed`` looks at these only),
+        #: and those the last ``prepare`` looked up
+        self._met: set = set()
+        self._prepared: set = set()
         self._texts: dict = {}  # one copy of each date and player name
         self._connection, self._batches = None, None
         if connection is not None:
@@ -422,10 +426,6 @@ class Catalogue:
                     f"WHERE NOT regexp_full_match(fingerprint, '[0-9a-f]{{16}}') QUALIFY "
                     f"row_number() OVER (PARTITION BY game ORDER BY batch DESC) = 1").fetchall():
                 self._add(f, (g, detail, self._shared(_identity(date, black, white))))
-
-    def remember(self, fingerprint: str, game_id: int, detail: int, identity: tuple) -> None:
-        """A game already stored, held in full."""
-        self._add(_fingerprint_key(fingerprint), (game_id, detail, self._shared(identity)))
 
     def _add(self, key, entry: tuple) -> None:
         same = self.recent.get(key)
@@ -441,6 +441,7 @@ class Catalogue:
         that ``place`` will compare with (those in the index and not yet in ``recent``)."""
         keys = [k for k in map(_fingerprint_key, fingerprints)
                 if isinstance(k, int) and k not in self.recent]
+        self._prepared = set(keys)
         if not keys or not len(self.index):
             return
         ids = self.index.games(np.array(keys, np.uint64))
@@ -469,8 +470,9 @@ class Catalogue:
         """``(game id, added, describe)`` of one source of a game: ``added`` for a new game,
         ``describe`` for a stored one this source says more about."""
         key = _fingerprint_key(fingerprint)
-        if isinstance(key, int) and key not in self.recent and len(self.index):
+        if isinstance(key, int) and key not in self.recent and key not in self._prepared:
             self.prepare([fingerprint])
+        self._met.add(key)
         identity = self._shared(identity)
         same = self.recent.get(key)
         if isinstance(same, _Games):
@@ -498,9 +500,13 @@ class Catalogue:
         are, and which no source completed, are held as numbers from now on (the store says
         of them what this catalogue does)."""
         keys, games = [], []
-        for key, same in list(self.recent.items()):
+        for key in list(self._met):
+            same = self.recent[key]
             ids = list(same.games) if isinstance(same, _Games) else [same[0]]
-            if isinstance(key, int) and key not in self._changed and max(ids) < next_game:
+            if max(ids) >= next_game:
+                continue  # placed after that commit: looked at again at the next
+            self._met.discard(key)
+            if isinstance(key, int) and key not in self._changed:
                 del self.recent[key]
                 for game in ids:
                     if game in self.index.forgotten:  # read from the index: it is there again
@@ -509,6 +515,7 @@ class Catalogue:
                         keys.append(key)
                         games.append(game)
         self.index.add(np.array(keys, np.uint64), np.array(games, np.int32))
+        self._prepared = set()  # what went back to the index is looked up there again
         self._texts.clear()  # sharing starts again (the names of games let go are let go)
 
     def close(self) -> None:
