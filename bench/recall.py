@@ -6,10 +6,10 @@ header names what a side played; the file's header says how it was made)::
     python -m bench.recall [CORPUS_DIR] [--reference TSV] [--definitions DIR]
 
 ``CORPUS_DIR`` is the folder the TSV's paths are relative to (``../shared/corpus`` by default;
-``tests/fixtures/records`` holds the commentated games under the same paths). An assertion is found when
-kifudb gives that side a label of that name (aliases resolved) or one of its kinds below it in
-the family tree (the commentary says 美濃囲い, we say 高美濃囲い: found "by family", counted
-apart). A castle, an opening or a note counts at whatever ply we reach it; a technique, which
+``tests/fixtures/records`` holds the commentated games under the same paths). An assertion is
+found when kifudb gives that side a label of that name (aliases resolved) or one of its kinds
+below it in the family tree (the commentary says 美濃囲い, we say 高美濃囲い: found "by
+family", counted apart). A castle, an opening or a note counts at whatever ply we reach it; a technique, which
 recurs, only at the commented move (within ``TECHNIQUE_PLIES``). For each kind the run prints
 the assertions, what was found, the recall, the distance from the comment's ply to ours on the
 hits (medians; a header names no ply), and every miss with the labels we gave that side of that

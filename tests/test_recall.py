@@ -1,6 +1,7 @@
 """bench.recall on the commentated games of tests/fixtures/records (which holds the corpus files
-the reference TSV uses, under the same paths; their origins are in its SOURCES.md): it runs on every assertion, the hits below stay hits (a definition that
-stops recognising what the commentators named fails here), and a missing corpus is said."""
+the reference TSV uses, under the same paths; their origins are in its SOURCES.md): it runs on
+every assertion, the hits below stay hits (a definition that stops recognising what the
+commentators named fails here), and a missing corpus is said."""
 
 from pathlib import Path
 
