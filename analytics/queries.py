@@ -23,8 +23,8 @@ Latency: the positions of every batch are sorted by key with min/max statistics,
 lookup reads one row group of each batch. A query about a position reads its rows as
 ``store.engine.hits``, looked up first (``fetch(..., keys=hit_keys(position))``), so that
 DuckDB joins them knowing how few they are. What a result shows of a
-game comes from ``game_summary``, an in-memory table (one row per game of the ``games`` view,
-with its first source path) that the engine builds once per manifest: evaluating the ``games``
+game comes from ``game_summary``, a table (one row per game of the ``games`` view, with its
+first source path) that the engine builds once per manifest, on disk: evaluating the ``games``
 view (a semi-join on ``sources``, itself filtered by ``retired``) costs more than the key
 lookup, on every query (see ``store.engine``).
 """
@@ -47,8 +47,8 @@ from kifudb.analytics.results import Results, count_columns
 from kifudb.core.move import MOVE_CODES, code_move, code_usi
 from kifudb.core.notation import ki2_move, kif_move
 from kifudb.core.position import Position
-from kifudb.store.engine import (fetch, fetch_arrow, game_summary, games, hits, hits_with_games,
-                                 moves, sources)
+from kifudb.store.engine import (fetch, fetch_arrow, game_rows, game_summary, games, hits,
+                                 hits_with_dates, moves, sources)
 from kifudb.store.schema import EVALUATION as EVALUATION_COLUMNS
 
 __all__ = ["search", "search_table", "unfiltered_search", "occurrences", "explore", "game_info",
@@ -144,32 +144,36 @@ def _usi_texts() -> pa.Array:
 
 
 class Found(NamedTuple):
-    """An unfiltered search's answer, whole: ``rows`` (Arrow, ``search``'s columns and order)
-    and the counts ``occurrences`` says."""
+    """An unfiltered search's answer: its rows in ``search``'s order (``hits``' columns and the
+    game's date), the counts ``occurrences`` says, and the store, of which a page reads the
+    summaries of its games alone (``store.engine.game_rows``)."""
 
     rows: pa.Table
     occurrences: int
     games: int
+    store: object
 
     def page(self, offset: int = 0, limit: Optional[int] = None) -> pa.Table:
         """``search_table``'s rows of the page that starts at ``offset`` (``limit`` at most)."""
         offset = checks.at_least(offset, "offset", 0)
         if limit is not None:
             checks.at_least(limit, "limit", 1)
-        return with_usi(self.rows.slice(offset, limit))
+        rows = self.rows.slice(offset, limit)
+        shown = game_rows(self.store, rows.column("game"))
+        return with_usi(pa.table({name: (rows if name in _FROM_HITS else shown).column(name)
+                                  for name in SEARCH_HIT}))
 
     def counts(self) -> dict:
         return {"occurrences": self.occurrences, "games": self.games}
 
 
 def unfiltered_search(store, position, mirror: bool = False, one_per_game: bool = False) -> Found:
-    """``search`` and ``occurrences`` for every game the store shows, without a query: the
-    position's rows looked up and joined to their games' summaries in Arrow
-    (``store.engine.hits_with_games``), then ordered as ``search_statement`` orders them (the
-    tests hold the two to the same answers)."""
-    found, shown = hits_with_games(store, hit_keys(position, mirror))
-    columns = {name: (found if name in _FROM_HITS else shown).column(name) for name in SEARCH_HIT}
-    rows = pa.table(columns)
+    """``search`` and ``occurrences`` for every game the store shows, without a query of the
+    positions: the position's rows looked up, ordered by their games' dates
+    (``store.engine.hits_with_dates``) as ``search_statement`` orders them (the tests hold the
+    two to the same answers); a page reads its games' summaries (``Found.page``)."""
+    found, dates = hits_with_dates(store, hit_keys(position, mirror))
+    rows = found.select(list(_FROM_HITS)).append_column("date", dates)
     games = pc.count_distinct(found.column("game")).as_py() if rows.num_rows else 0
     occurrences = rows.num_rows
     if one_per_game and rows.num_rows:  # each game's first row (by ply, then not mirrored)
@@ -179,7 +183,7 @@ def unfiltered_search(store, position, mirror: bool = False, one_per_game: bool 
         rows = rows.take(first[np.r_[True, ids[1:] != ids[:-1]]])
     order = pc.sort_indices(rows, [("date", "descending", "at_end"),
                                    ("game", "ascending", "at_end"), ("ply", "ascending", "at_end")])
-    return Found(rows.take(order), occurrences, games)
+    return Found(rows.take(order), occurrences, games, store)
 
 
 def search_statement(position, *, limit: Optional[int] = None, offset: int = 0,

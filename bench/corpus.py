@@ -299,14 +299,14 @@ def _chunk(args) -> list:
     return [make_game(n, seed, opening) for n in range(first, first + count)]
 
 
-def generate_games(count=None, seed: int = 1, positions=None, jobs: int = 1):
-    """The games in order: ``count`` of them, or as many as make at least ``positions``
-    positions. Worker processes (``jobs``) play chunks of games; the result does not depend
-    on ``jobs``."""
+def generate_games(count=None, seed: int = 1, positions=None, jobs: int = 1, first: int = 0):
+    """The games in order from game number ``first``: ``count`` of them, or as many as make at
+    least ``positions`` positions. Worker processes (``jobs``) play chunks of games; the result
+    does not depend on ``jobs``."""
     made = total = 0
     pool = get_context("fork").Pool(jobs) if jobs > 1 else None
     try:
-        for games in _chunks(pool, jobs, seed):
+        for games in _chunks(pool, jobs, seed, first):
             for game in games:
                 if (count is not None and made >= count) or \
                         (positions is not None and total >= positions):
@@ -319,12 +319,13 @@ def generate_games(count=None, seed: int = 1, positions=None, jobs: int = 1):
             pool.terminate()
 
 
-def _chunks(pool, jobs: int, seed: int):
-    """The chunks of games in order, a few at a time in flight (the stream is endless)."""
-    firsts = iter(range(0, 1 << 40, CHUNK))
+def _chunks(pool, jobs: int, seed: int, first: int = 0):
+    """The chunks of games in order from game ``first``, a few at a time in flight (the stream
+    is endless)."""
+    firsts = iter(range(first, 1 << 40, CHUNK))
     if pool is None:
-        for first in firsts:
-            yield _chunk((first, CHUNK, seed))
+        for start in firsts:
+            yield _chunk((start, CHUNK, seed))
     window = deque(pool.apply_async(_chunk, ((next(firsts), CHUNK, seed),))
                    for _ in range(2 * jobs))
     while True:
@@ -348,16 +349,19 @@ def load_games(folder) -> list:
     return games
 
 
-def write_corpus(out, positions: int, seed: int = 1, jobs: int = None, quiet: bool = False) -> dict:
+def write_corpus(out, positions=None, seed: int = 1, jobs: int = None, quiet: bool = False,
+                 first: int = 0, count=None) -> dict:
     """Write the corpus under ``out`` (replacing what was there); returns ``corpus.json``'s
-    content."""
+    content. ``first`` and ``count`` write the games from number ``first`` on (``count`` of
+    them, or as many as make ``positions``): a part of a larger corpus (``bench.billion``),
+    its files laid out by a generator of its own."""
     out = Path(out)
     jobs = jobs or os.cpu_count() or 1
     started = time.perf_counter()
     if out.exists():
         shutil.rmtree(out)
     (out / "files").mkdir(parents=True)
-    layout = random.Random(seed ^ 0x5EED)
+    layout = random.Random((seed ^ 0x5EED) + first)
     stats = {"seed": seed, "positions": 0, "games": 0, "moves": 0, "files": 0, "csa_files": 0,
              "kif_files": 0, "csa_games": 0, "kif_games": 0, "handicap_games": 0, "bytes": 0}
     pending, target = [], layout.randint(*GAMES_PER_CSA_FILE)
@@ -374,7 +378,7 @@ def write_corpus(out, positions: int, seed: int = 1, jobs: int = None, quiet: bo
         stats["bytes"] += len(data)
 
     with open(out / "games.usi", "w", encoding="ascii") as usi:
-        for game in generate_games(seed=seed, positions=positions, jobs=jobs):
+        for game in generate_games(count, seed, positions, jobs, first):
             stats["games"] += 1
             stats["positions"] += game.positions
             stats["moves"] += len(game.usi)
@@ -394,6 +398,8 @@ def write_corpus(out, positions: int, seed: int = 1, jobs: int = None, quiet: bo
             write("csa", "V2.2\n" + "/\n".join(pending))
     stats["seconds"] = round(time.perf_counter() - started, 1)
     stats["requested_positions"] = positions
+    if first or count is not None:
+        stats.update(first_game=first, requested_games=count)
     (out / "corpus.json").write_text(json.dumps(stats, indent=1), encoding="utf-8")
     if not quiet:
         print("\r", end="", file=sys.stderr)

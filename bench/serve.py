@@ -91,14 +91,16 @@ def popular_positions(store_dir, depth: int = 6, branching: int = 2) -> list:
     return found
 
 
-def random_positions(store_dir, count: int = 200, seed: int = 14) -> list:
-    """SFENs of ``count`` seeded random positions of the store's corpus (its games.usi)."""
+def random_positions(store_dir, count: int = 200, seed: int = 14, games=None) -> list:
+    """SFENs of ``count`` seeded random positions of ``games`` (default: the store's corpus,
+    its games.usi)."""
     from bench.corpus import load_games
     from bench.store import parse_scale, pick_positions
 
-    scale = Path(store_dir).name.split("-")[1]  # store-100k-seed1: corpus-100000-seed1
-    corpus = RESULTS / f"corpus-{parse_scale(scale)}-seed1"
-    return [sfen + " 1" for sfen, _ in pick_positions(load_games(corpus), seed, count)]
+    if games is None:
+        scale = Path(store_dir).name.split("-")[1]  # store-100k-seed1: corpus-100000-seed1
+        games = load_games(RESULTS / f"corpus-{parse_scale(scale)}-seed1")
+    return [sfen + " 1" for sfen, _ in pick_positions(games, seed, count)]
 
 
 def start_server(store_dir, *options: str) -> tuple:
@@ -159,13 +161,15 @@ async def _load(base: str, path: str, params: list, clients: int, requests: int,
             "p99_ms": _percentile(latencies, 0.99)}
 
 
-def run_serve(store_dir, requests: int = 400) -> dict:
-    """Load ``kifudb serve`` on ``store_dir``; print the table and the targets; the figures."""
+def run_serve(store_dir, requests: int = 400, games=None) -> dict:
+    """Load ``kifudb serve`` on ``store_dir``; print the table and the targets; the figures.
+    The searches ask positions of ``games`` (``(start SFEN, [usi, …])``; default: those of
+    the store's corpus under ``bench/results``)."""
     store_dir = Path(store_dir).resolve()
     popular = [{"sfen": s} for s in popular_positions(store_dir)]
     share = requests + WARM_UP
     searched = [{"sfen": s, "limit": 50}
-                for s in random_positions(store_dir, count=share * len(CLIENTS))]
+                for s in random_positions(store_dir, share * len(CLIENTS), games=games)]
     server, base = start_server(store_dir)
     rows = []
     try:
@@ -180,6 +184,7 @@ def run_serve(store_dir, requests: int = 400) -> dict:
             rows.append(asyncio.run(_load(base, "/search", own[WARM_UP:], clients, requests,
                                           warm=own[:WARM_UP])))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
+        figures = process_figures(server.pid)
     finally:
         server.terminate()
         server.communicate(timeout=30)
@@ -195,13 +200,15 @@ def run_serve(store_dir, requests: int = 400) -> dict:
         print(f"target {name}: {value} — {'met' if met else 'MISSED'}")
     print(f"(the first asks of the {first['requests']} popular positions, every answer "
           f"computed: p50 {first['p50_ms']:.1f} ms, p99 {first['p99_ms']:.1f} ms)")
+    print(f"the server: peak resident memory {figures['hwm_mb']:,.0f} MB, "
+          f"{figures['cpu_s']:.1f} CPU s")
     return {"positions": {"explore": len(popular), "search": len(searched)}, "runs": rows,
-            "targets": targets}
+            "targets": targets, "server": figures}
 
 
 def process_figures(pid: int) -> dict:
-    """The ``threads``, resident memory (``rss_mb``) and CPU seconds (``cpu_s``) of process
-    ``pid`` (from ``/proc``)."""
+    """The ``threads``, resident memory (``rss_mb``, and its peak ``hwm_mb``) and CPU seconds
+    (``cpu_s``) of process ``pid`` (from ``/proc``)."""
     import os
 
     status = Path(f"/proc/{pid}/status").read_text()
@@ -209,7 +216,7 @@ def process_figures(pid: int) -> dict:
     stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return {"threads": int(fields["Threads"]), "rss_mb": int(fields["VmRSS"].split()[0]) / 1024,
-            "cpu_s": (int(stat[11]) + int(stat[12])) / ticks}
+            "hwm_mb": int(fields["VmHWM"].split()[0]) / 1024, "cpu_s": (int(stat[11]) + int(stat[12])) / ticks}
 
 
 def cheap_positions(store_dir, count: int, seed: int = 26) -> list:

@@ -32,6 +32,10 @@ from kifudb.store.schema import EVALUATION, PLACEMENTS, SORTED, TABLES
 
 
 _END = 0xFFFF  # the next move of a game's last position: none (stored as null)
+#: plies 0, 1, 2, … and the side to move at each (1: Black) when Black moves first, sliced for
+#: a game's positions (a longer game counts its own)
+_PLIES = array("i", range(1024))
+_BLACK_TO_MOVE = array("b", [1, 0] * 513)
 #: the moves columns of ``StoredGame.move_rows``, in its order
 _MOVE_ROW = ("line", "parent", "ply", "usi", "text", "seconds", "comment")
 
@@ -97,24 +101,37 @@ class Batch:
         for name, column in zip(_MOVE_ROW, zip(*rows)):  # the row's columns, as they come
             moves[name].extend(column)
         evaluations = game.evaluations
-        found = ([evaluations.get(ply) if line == 0 else None for line, _, ply, *_ in rows]
-                 if evaluations else [None] * len(rows))  # a main-line move's evaluation
-        for name, _ in EVALUATION:
-            moves[name].extend([None if e is None else getattr(e, name) for e in found])
+        if evaluations:  # a main-line move's evaluation
+            found = [evaluations.get(ply) if line == 0 else None for line, _, ply, *_ in rows]
+            for name, _ in EVALUATION:
+                moves[name].extend([None if e is None else getattr(e, name) for e in found])
+        else:
+            for name, _ in EVALUATION:
+                moves[name].extend([None] * len(rows))
         if game.keys:
             self._add_positions(game_id, game)
         if game.labels is not None:
-            for side, kind, label, ply, primary in game.labels.rows():
-                self._add("labels", game=game_id, side=side, kind=kind, label=label, ply=ply,
-                          primary=primary, batch=self.number)
+            self._add_labels(game_id, game.labels.rows())
+
+    def _add_labels(self, game_id: int, rows: list) -> None:
+        """A game's labels (``labels.classify.GameLabels.rows``), column by column."""
+        labels = self.columns["labels"]
+        labels["game"].extend([game_id] * len(rows))
+        for name, column in zip(("side", "kind", "label", "ply", "primary"), zip(*rows)):
+            labels[name].extend(column)
+        labels["batch"].extend([self.number] * len(rows))
 
     def _add_positions(self, game_id: int, game: StoredGame) -> None:
         n = len(game.keys)
-        black = game.black_first
+        first = 0 if game.black_first else 1
         self._keys.extend(game.keys)
-        self._games.extend([game_id] * n)
-        self._plies.extend(range(n))
-        self._sides.extend([(ply % 2 == 0) == black for ply in range(n)])
+        self._games.extend(array("i", [game_id]) * n)
+        if n < len(_PLIES):
+            self._plies.extend(_PLIES[:n])
+            self._sides.extend(_BLACK_TO_MOVE[first:first + n])
+        else:
+            self._plies.extend(range(n))
+            self._sides.extend([(ply + first + 1) % 2 for ply in range(n)])
         self._next_moves.extend(game.move_codes)
         self._next_moves.append(_END)  # no move after the last position
         self.positions += n

@@ -1,17 +1,21 @@
 """The store's views as SQLAlchemy tables, and the engine that queries run on: one per store,
 cached and rebuilt when ``manifest.json`` changes.
 
-Each store gets one in-memory DuckDB database holding the views (``Store.connect()``);
+Each store gets one DuckDB database holding the views (``Store.connect()``);
 SQLAlchemy's pool hands out ``cursor()`` duplicates of that connection (each its own session on
 the same database, so threads do not share a connection). The engine is cached per store and
 rebuilt when ``manifest.json`` changes (a new inode, size or mtime), so queries see new commits.
 
-What a result shows of a game comes from ``game_summary``, an in-memory table (one row per game of
-the ``games`` view, with its first source path and its players' canonical names,
-``store.player_names``) that the engine builds once per manifest:
-evaluating the ``games`` view (a semi-join on ``sources``, itself filtered by ``retired``) costs
-more than a key lookup, on every query. It takes about 100 bytes a game in memory (10.6 MB for
-100,000 synthetic games) and 0.2 s per 100,000 games to build::
+What a result shows of a game comes from ``game_summary``, a table (one row per game of the
+``games`` view, with its first source path and its players' canonical names,
+``store.player_names``) that the engine builds once per manifest: evaluating the ``games`` view
+(a semi-join on ``sources``, itself filtered by ``retired``) costs more than a key lookup, on
+every query. It takes 0.2 s per 100,000 games to build. The handle's database lives in a file
+of the process's own temporary folder (deleted as soon as it is built: DuckDB keeps it open),
+so that the summary is on disk, not in memory: a query reads the pages it needs, and DuckDB
+holds at most ``HANDLE_MEMORY`` of them and of its work (beyond that it spills to the same
+folder). A reading process holds no row per game: a search reads the dates of the games it
+found, then the summaries of the page it shows (``hits_with_dates``, ``game_rows``)::
 
     >>> import tempfile
     >>> fetch(tempfile.mkdtemp(), sa.select(sa.func.count().label("games")).select_from(games))
@@ -20,18 +24,25 @@ more than a key lookup, on every query. It takes about 100 bytes a game in memor
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 import threading
+import uuid
+from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import sqlalchemy as sa
 from duckdb_engine import ConnectionWrapper
 from duckdb_engine.datatypes import UBigInteger
 from sqlalchemy.pool import QueuePool
 
-from kifudb.store.folder import Store, StoreError
+from kifudb.store.folder import Store, StoreError, sql_string
 from kifudb.store.lookup import KeyIndex
 from kifudb.store.player_names import add_player_names
 from kifudb.store.schema import TABLES
@@ -39,7 +50,7 @@ from kifudb.store.schema import TABLES
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
            "placements", "analysis",
            "game_summary", "label_summary", "hits", "engine", "fetch", "fetch_each", "as_store",
-           "hits_with_games", "fetch_arrow"]
+           "hits_with_dates", "game_rows", "fetch_arrow", "HANDLE_MEMORY"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 
@@ -61,8 +72,8 @@ games, sources, moves, positions, findings, files, labels, placements, analysis 
     _TABLES[n] for n in ("games", "sources", "moves", "positions", "findings", "files", "labels",
                          "placements", "analysis"))
 
-#: What search and explore show of a game, one row per game of the ``games`` view: an
-#: in-memory table of the engine's database, built when the engine is (see ``engine``).
+#: What search and explore show of a game, one row per game of the ``games`` view: a table of
+#: the engine's database (on disk), built when the engine is (see ``engine``).
 game_summary = sa.Table("game_summary", metadata, sa.Column("game", sa.Integer),
                         *(sa.Column(c.name, c.type) for c in games.c
                           if c.name in ("black", "white", "date", "event", "handicap", "winner",
@@ -75,7 +86,7 @@ game_summary = sa.Table("game_summary", metadata, sa.Column("game", sa.Integer),
                         # the players' canonical names (``store.player_names``)
                         sa.Column("black_player", sa.String), sa.Column("white_player", sa.String))
 
-#: The labels of the games the store shows (the ``labels`` view), in memory like
+#: The labels of the games the store shows (the ``labels`` view), a table like
 #: ``game_summary`` but built on the first query that reads it (``fetch(..., labels=True)``):
 #: the statistics read them on every query.
 label_summary = sa.Table("label_summary", metadata,
@@ -159,39 +170,61 @@ def fetch_arrow(store, statement, keys: dict = None) -> pa.Table:
     return on_a_handle(store, run, (duckdb.Error, StoreError, OSError))
 
 
-#: the columns of ``game_summary`` that a search shows (``hits_with_games``)
+#: the columns of ``game_summary`` that a search shows of a game (``game_rows``)
 SEARCH_SUMMARY = ("game", "black", "white", "date", "event", "winner", "reason", "handicap", "path")
 
 
-def hits_with_games(store, keys: dict) -> tuple:
-    """``(hits, games)``: the positions rows of ``keys`` (``{key: mirrored}``, the columns of
-    ``hits``) of the games the ``games`` view shows, and those games' ``SEARCH_SUMMARY`` columns
-    row for row, as Arrow tables, without a query: what an unfiltered search needs, in a
-    fraction of the time of two DuckDB queries (about 1 ms against 12 at 10M positions). The
-    summary's columns are kept as Arrow beside ``game_summary`` (about 60 bytes a game), with
-    their game ids as numpy, made on first use; a store that changed under the lookup is read
-    again on a fresh handle."""
+def hits_with_dates(store, keys: dict) -> tuple:
+    """``(hits, dates)``: the positions rows of ``keys`` (``{key: mirrored}``, the columns of
+    ``hits``) of the games the ``games`` view shows, and those games' dates row for row, as
+    Arrow: what an unfiltered search orders its rows by, read for the games found alone (one
+    query of ``game_summary``'s game and date columns). A store that changed under the lookup
+    is read again on a fresh handle."""
     def run(handle: Handle) -> tuple:
         found = _hits_of(handle, keys)
-        summary, ids = _search_summary(handle)
-        wanted = found.column("game").to_numpy()
-        at = np.minimum(np.searchsorted(ids, wanted), max(len(ids) - 1, 0))
-        shown = ids[at] == wanted if len(ids) else np.zeros(len(wanted), bool)
-        return found.filter(pa.array(shown)), summary.take(pa.array(at[shown]))
+        known = _summaries(handle, found.column("game"), ("game", "date"))
+        at, shown = _places(known, found.column("game"))
+        return found.filter(pa.array(shown)), known.column("date").take(pa.array(at[shown]))
 
-    return on_a_handle(store, run, (StoreError, OSError))
+    return on_a_handle(store, run, (duckdb.Error, StoreError, OSError))
 
 
-def _search_summary(handle: "Handle") -> tuple:
-    """``(summary, ids)``: the ``SEARCH_SUMMARY`` columns of ``game_summary`` as Arrow, by game,
-    and their game ids as numpy, made once per handle."""
-    kept = handle.arrow.get(game_summary.name)
-    if kept is None:
-        columns = ", ".join(SEARCH_SUMMARY)
-        summary = handle.database.cursor().sql(
-            f"SELECT {columns} FROM {game_summary.name} ORDER BY game").to_arrow_table()
-        kept = handle.arrow[game_summary.name] = (summary, summary.column("game").to_numpy())
-    return kept
+def game_rows(store, ids) -> pa.Table:
+    """The ``SEARCH_SUMMARY`` columns of the games ``ids`` (an Arrow or numpy array, repeats
+    allowed), row for row: what a page of search results shows of its games. A game the store
+    does not show (or no longer: it changed since the search) has a row of nulls but its id."""
+    def run(handle: Handle) -> pa.Table:
+        wanted = pa.array(ids, pa.int32())
+        known = _summaries(handle, wanted, SEARCH_SUMMARY)
+        at, shown = _places(known, wanted)
+        rows = known.take(pa.array(at, mask=~shown)) if known.num_rows else pa.table(
+            {name: pa.nulls(len(wanted), known.schema.field(name).type) for name in SEARCH_SUMMARY})
+        return rows.set_column(0, "game", wanted)
+
+    return on_a_handle(store, run, (duckdb.Error, StoreError, OSError))
+
+
+def _summaries(handle: "Handle", games, columns) -> pa.Table:
+    """The ``columns`` of ``game_summary`` (``game`` first) of the distinct ``games``, by game:
+    a semi-join on the ids given as Arrow, so DuckDB reads the summary's pages it needs."""
+    cursor = handle.database.cursor()
+    try:
+        cursor.register("wanted_games", pa.table({"game": pc.unique(games)}))
+        return cursor.sql(f"SELECT {', '.join(columns)} FROM {game_summary.name} WHERE game IN "
+                          f"(SELECT game FROM wanted_games) ORDER BY game").to_arrow_table()
+    finally:
+        cursor.close()
+
+
+def _places(known: pa.Table, games) -> tuple:
+    """``(at, shown)`` (numpy): where each of ``games`` is in ``known`` (sorted by game), and
+    whether it is there at all."""
+    ids = known.column("game").to_numpy()
+    wanted = np.asarray(games)
+    if not len(ids):
+        return np.zeros(len(wanted), np.int64), np.zeros(len(wanted), bool)
+    at = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
+    return at, ids[at] == wanted
 
 
 def on_a_handle(store, work, errors: tuple):
@@ -215,10 +248,9 @@ class Handle(NamedTuple):
     stamp: object
     engine: sa.Engine
     database: duckdb.DuckDBPyConnection
-    summaries: set  # the in-memory tables built on first use (``label_summary``)
+    summaries: set  # the tables built on first use (``label_summary``)
     positions: KeyIndex  # the positions files of its batches, for key lookups
     lookups: dict  # recent lookups: tuple of (key, mirrored) -> Arrow table
-    arrow: dict  # what is kept as Arrow, made on first use (``_search_summary``)
 
 
 LOCK = threading.Lock()
@@ -256,7 +288,7 @@ def _handle(store: Store) -> Handle:
                 if attempt == 2 or store.stamp() == stamp:
                     raise
                 continue  # a commit or compaction removed files while we read them
-            remember(_ENGINES, store.root, Handle(stamp, built, database, set(), files, {}, {}))
+            remember(_ENGINES, store.root, Handle(stamp, built, database, set(), files, {}))
         if handle is not None:
             handle.engine.dispose()  # connections in use finish their query first
         return _ENGINES[store.root]
@@ -264,17 +296,52 @@ def _handle(store: Store) -> Handle:
 
 
 def _build(store: Store) -> tuple:
-    """A new in-memory database with the views and ``game_summary``, its engine, and the
-    positions files of each batch."""
+    """A new database with the views and ``game_summary``, its engine, and the positions files
+    of each batch. The database is a file of ``_folder()``, deleted once built (DuckDB keeps it
+    open; its space is freed when the handle is dropped)."""
     manifest = store.manifest()
     files = KeyIndex({store.batch_dir(b): store.positions_files(b) for b in manifest["batches"]},
                      store.root)
-    database = store.connect(manifest)  # its cursors share the Parquet footers it caches
-    built = sa.create_engine("duckdb://", creator=lambda: ConnectionWrapper(database.cursor()),
-                             poolclass=QueuePool, pool_size=4, max_overflow=16)
-    database.execute(_summary_statement(built.dialect))
-    add_player_names(database)
+    path = _folder() / f"{uuid.uuid4().hex}.duckdb"
+    try:
+        database = store.connect(manifest, str(path))  # its cursors share the Parquet footers
+        try:
+            database.execute(f"SET memory_limit = '{HANDLE_MEMORY}'")
+            database.execute(f"SET temp_directory = {sql_string(str(path) + '.tmp')}")
+            built = sa.create_engine("duckdb://",
+                                     creator=lambda: ConnectionWrapper(database.cursor()),
+                                     poolclass=QueuePool, pool_size=4, max_overflow=16)
+            database.execute(_summary_statement(built.dialect))
+            add_player_names(database)
+            database.execute("CHECKPOINT")
+        except BaseException:
+            database.close()
+            raise
+    finally:
+        for written in (path, path.with_name(path.name + ".wal")):
+            written.unlink(missing_ok=True)
     return built, database, files
+
+
+#: what DuckDB holds in memory of a handle's database (its tables' pages) and of its queries'
+#: work; beyond it, a query spills to disk (``_folder()``)
+HANDLE_MEMORY = "256MB"
+_FOLDER: list = []  # [(pid, folder)]: this process's folder of handle databases
+
+
+def _folder() -> Path:
+    """This process's temporary folder for its handles' databases and their spills, made on
+    first use and removed when the process exits (a forked child makes its own)."""
+    if not _FOLDER or _FOLDER[0][0] != os.getpid():
+        folder = Path(tempfile.mkdtemp(prefix="kifudb-engine-"))
+        _FOLDER[:] = [(os.getpid(), folder)]
+        atexit.register(_remove_folder, os.getpid(), folder)
+    return _FOLDER[0][1]
+
+
+def _remove_folder(pid: int, folder: Path) -> None:
+    if os.getpid() == pid:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _with_labels(handle: Handle) -> None:

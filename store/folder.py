@@ -79,6 +79,9 @@ MARK = "batch.json"
 #: in each batch (``store.lookup``, with Arrow: a group of 8k positions takes 0.13 ms to read its
 #: keys and 0.4 ms in all, one of 32k 0.3 and 0.7 ms; 3% more bytes)
 ROW_GROUP = 131072
+#: what DuckDB may hold in memory while it merges or compacts batches (``Store._rewrite``, in
+#: the ingest's client): beyond it, its sorts spill to the store's ``tmp/``
+MERGE_MEMORY = "256MB"
 POSITIONS_ROW_GROUP = 8192
 _REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
@@ -210,13 +213,14 @@ class Store:
 
     # ----- reading -------------------------------------------------------------------------------
 
-    def connect(self, manifest=None) -> duckdb.DuckDBPyConnection:
-        """An in-memory DuckDB connection with the store's views (``games``, ``sources``,
-        ``moves``, ``positions``, ``findings``, ``files``, ``labels``, ``retired``,
-        ``placements``, ``analysis``; ``*_all``
-        include the rows that no longer count)."""
+    def connect(self, manifest=None, database: str = ":memory:") -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection with the store's views (``games``, ``sources``, ``moves``,
+        ``positions``, ``findings``, ``files``, ``labels``, ``retired``, ``placements``,
+        ``analysis``; ``*_all`` include the rows that no longer count): to an in-memory
+        database, or to a new one in the file ``database`` (``store.engine``'s, whose tables
+        are read from disk as queries need them)."""
         statements = self.view_statements(manifest)
-        connection = duckdb.connect()
+        connection = duckdb.connect(database)
         # batch files never change: their footers are read once, for every cursor of this
         # database (a plain SET would hold for this connection only, not for its cursors)
         connection.execute("SET GLOBAL parquet_metadata_cache = true")
@@ -446,12 +450,14 @@ class Store:
                 _VERIFIED.add((str(path), st.st_ino, st.st_size, st.st_mtime_ns))
 
     def commit(self, tables: dict, next_game: int, labels: dict = None) -> str:
-        """Write one batch (``{table: pyarrow.Table}``) and make it part of the store;
-        ``labels`` (``{"version", "from_batch"}``) replaces the manifest's labels entry.
+        """Write one batch (``{table: pyarrow.Table}``; a table not keyed by position may be an
+        iterable of tables, written as they come: ``write_table``) and make it part of the
+        store; ``labels`` (``{"version", "from_batch"}``) replaces the manifest's labels entry.
 
         The batch is written to a temporary folder, renamed into ``batches/``, and committed by
-        replacing the manifest; a crash or a full disk at any point leaves the previous state
-        intact (a full disk is said: ``StoreError``)."""
+        replacing the manifest; a crash, a full disk or an error of what makes the tables at
+        any point leaves the previous state intact, and no folder behind (a full disk is said:
+        ``StoreError``)."""
         manifest = self.manifest()
         name = f"b{self.next_batch(manifest):06d}"
         folder = None
@@ -466,10 +472,12 @@ class Store:
                 else:
                     write_table(data, folder / f"{table}.parquet", table)
             self._install(folder, name)
-        except OSError as error:
+        except BaseException as error:
             if folder is not None:
                 shutil.rmtree(folder, ignore_errors=True)
-            raise self._disk_error(error, f"writing batch {name}") from None
+            if isinstance(error, OSError):
+                raise self._disk_error(error, f"writing batch {name}") from None
+            raise
         manifest = {**manifest, "next_game": next_game, "batches": manifest["batches"] + [name]}
         if labels is not None:
             manifest["labels"] = labels
@@ -542,7 +550,7 @@ class Store:
             spill = self._new_folder(manifest, "spill")
             connection = self.connect(manifest)
             connection.execute(f"SET temp_directory = {sql_string(str(spill))}")
-            connection.execute("SET memory_limit = '512MB'")
+            connection.execute(f"SET memory_limit = '{MERGE_MEMORY}'")
             connection.execute("SET preserve_insertion_order = false")
             for table, query in queries.items():
                 if table not in PARTITIONED:
@@ -841,8 +849,10 @@ def write_partitioned(table: pa.Table, folder: Path, name: str,
                     folder / partitions.file_name(bits, index, name), name)
 
 
-def write_table(table: pa.Table, path: Path, name: str) -> None:
-    """Write one table as Parquet, with the encodings that keep the positions small."""
+def write_table(table, path: Path, name: str) -> None:
+    """Write one table as Parquet, with the encodings that keep the positions small: a
+    ``pyarrow.Table``, or an iterable of them written one after another (row groups of each),
+    so that a table need not be held whole (``kifudb relabel``)."""
     options = dict(compression="zstd", compression_level=6, row_group_size=ROW_GROUP)
     if name == "analysis":  # a key lookup reads a row group, as in positions
         options.update(row_group_size=POSITIONS_ROW_GROUP, write_statistics=["key"])
@@ -854,7 +864,13 @@ def write_table(table: pa.Table, path: Path, name: str) -> None:
     # page checksums (CRC-32 of each page): pyarrow verifies them (``kifudb check``), DuckDB
     # does not; they cost about 7% of writing the tables (0.2 s of 3 s a million positions),
     # under 0.5% of an ingest (``seal``: the digests DuckDB's readers get instead)
-    pq.write_table(table, path, write_page_checksum=True, **options)
+    if isinstance(table, pa.Table):
+        pq.write_table(table, path, write_page_checksum=True, **options)
+    else:
+        row_group = options.pop("row_group_size")
+        with pq.ParquetWriter(path, TABLES[name], write_page_checksum=True, **options) as writer:
+            for part in table:
+                writer.write_table(part, row_group_size=row_group)
     with open(path, "rb") as stream:
         os.fsync(stream.fileno())
 

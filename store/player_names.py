@@ -1,5 +1,5 @@
 """The canonical name of every player of a store (``labels.players``), added to the engine's
-in-memory ``game_summary`` as ``black_player``/``white_player``, with the table of spellings
+``game_summary`` as ``black_player``/``white_player``, with the table of spellings
 ``player_names`` (``written``, ``date``, ``canonical``, ``ambiguous``) they come from.
 
 Built by ``store.engine`` right after ``game_summary``, from its distinct spellings: one row per

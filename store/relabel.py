@@ -3,8 +3,8 @@
 
 Labels are computed at ingest, with the definitions of the day; the manifest remembers their
 version. Relabelling replays the main line of every game the store shows (from ``games`` and
-``moves``, a few thousand games at a time, so memory stays bounded), classifies it, and commits
-one batch holding only labels; from that batch on, earlier labels no longer count. It is atomic
+``moves``, a few thousand games at a time, their labels written as they are made, so memory
+stays bounded), classifies it, and commits one batch holding only labels; from that batch on, earlier labels no longer count. It is atomic
 like any commit: interrupted, the store keeps its old labels::
 
     >>> import tempfile
@@ -39,52 +39,64 @@ class RelabelReport(NamedTuple):
 
 
 def relabel(store, progress: bool = False) -> RelabelReport:
-    """Label every game of ``store`` (a folder or a ``Store``) with the current definitions."""
+    """Label every game of ``store`` (a folder or a ``Store``) with the current definitions.
+    The labels are written as they are made, a chunk of games at a time, into the batch's
+    file: what the run holds does not grow with the store."""
     store = store if isinstance(store, Store) else Store(store)
     version = definitions_version()
     with store.writing():
         manifest = store.manifest()
         number = store.next_batch(manifest)
         connection = store.connect(manifest)
-        ids = [row[0] for row in connection.execute("SELECT game FROM games ORDER BY game").fetchall()]
-        parts = []  # one Arrow table of labels per chunk of games (compact, unlike lists)
+        games = connection.execute("SELECT count(*) FROM games").fetchone()[0]
+        made = {"labels": 0}
         bar = None
         if progress:
             import sys
 
             from tqdm import tqdm
-            bar = tqdm(total=len(ids), unit="game", file=sys.stderr, desc="relabel")
-        for chunk, lines in _main_lines(connection, ids):
-            columns: dict = {field.name: [] for field in LABELS}
-            for game, start_sfen, usi_moves in lines:
-                if not start_sfen:
-                    continue
-                for side, kind, label, ply, primary in classify_game(start_sfen,
-                                                                     usi_moves or []).rows():
-                    for name, value in zip(columns, (game, side, kind, label, ply, primary, number)):
-                        columns[name].append(value)
-            parts.append(pa.Table.from_pydict(columns, schema=LABELS))
+            bar = tqdm(total=games, unit="game", file=sys.stderr, desc="relabel")
+
+        def labelled():
+            """One Arrow table of labels per chunk of games, handed to the batch's writer."""
+            for lines in _main_lines(connection, _ranges(manifest["next_game"])):
+                columns: dict = {field.name: [] for field in LABELS}
+                for game, start_sfen, usi_moves in lines:
+                    if not start_sfen:
+                        continue
+                    for row in classify_game(start_sfen, usi_moves or []).rows():
+                        for name, value in zip(columns, (game, *row, number)):
+                            columns[name].append(value)
+                table = pa.Table.from_pydict(columns, schema=LABELS)
+                made["labels"] += table.num_rows
+                if bar is not None:
+                    bar.update(len(lines))
+                yield table
+
+        try:
+            name = store.commit({"labels": labelled()}, manifest["next_game"],
+                                {"version": version, "from_batch": number})
+        finally:
+            connection.close()
             if bar is not None:
-                bar.update(len(chunk))
-        connection.close()
-        if bar is not None:
-            bar.close()
-        table = pa.concat_tables(parts) if parts else LABELS.empty_table()
-        name = store.commit({"labels": table}, manifest["next_game"],
-                            {"version": version, "from_batch": number})
-    return RelabelReport(len(ids), table.num_rows, name, version)
+                bar.close()
+    return RelabelReport(games, made["labels"], name, version)
 
 
-def _main_lines(connection, ids: list):
-    """``(chunk, [(game, start_sfen, [usi, …]), …])`` for the games ``ids`` (sorted), a few
-    thousand at a time: each game's main line as far as it was replayed."""
-    for first in range(0, len(ids), _CHUNK):
-        chunk = ids[first:first + _CHUNK]
-        yield chunk, connection.execute(
+def _ranges(next_game: int):
+    """The game ids below ``next_game`` as ``(first, last)`` ranges of ``_CHUNK``."""
+    return ((first, min(first + _CHUNK, next_game) - 1) for first in range(0, next_game, _CHUNK))
+
+
+def _main_lines(connection, ranges):
+    """For each ``(first, last)`` of ``ranges``, ``[(game, start_sfen, [usi, …]), …]``: the
+    main line, as far as it was replayed, of each game the store shows with an id in it."""
+    for first, last in ranges:
+        yield connection.execute(
             "SELECT g.game, g.start_sfen, list(m.usi ORDER BY m.ply) FILTER "
             "(WHERE m.usi IS NOT NULL) FROM games g LEFT JOIN moves m "
             "ON m.game = g.game AND m.line = 0 WHERE g.game BETWEEN ? AND ? "
-            "GROUP BY g.game, g.start_sfen ORDER BY g.game", [chunk[0], chunk[-1]]).fetchall()
+            "GROUP BY g.game, g.start_sfen ORDER BY g.game", [first, last]).fetchall()
 
 
 def fill_placements(store: Store) -> int:
@@ -102,7 +114,8 @@ def fill_placements(store: Store) -> int:
         "ORDER BY game").fetchall()]
     batch = Batch(store.next_batch(manifest))
     placed = 0
-    for _, lines in _main_lines(connection, ids):
+    chunks = (ids[i:i + _CHUNK] for i in range(0, len(ids), _CHUNK))
+    for lines in _main_lines(connection, ((chunk[0], chunk[-1]) for chunk in chunks)):
         for game, start_sfen, usi_moves in lines:
             try:
                 start = Position.from_sfen(start_sfen)

@@ -397,6 +397,41 @@ def test_relabel_gives_the_same_labels_and_moves_the_labels_batch(tmp_path, stor
         'SELECT game, side, kind, label, ply, "primary" FROM labels').fetchall()) == before
 
 
+def test_relabel_writes_its_labels_a_chunk_of_games_at_a_time(tmp_path, store, monkeypatch):
+    """What relabel holds does not grow with the store: each chunk of games' labels is written
+    as a row group of the batch's file as soon as it is made (a chunk of 4 games here), and a
+    failure halfway (the labeller raising at the third chunk) commits nothing and leaves no
+    folder behind."""
+    import pyarrow.parquet as pq
+
+    from kifudb.store import relabel as relabelling
+
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    before = Store(copy).manifest()
+    chunks = -(-before["next_game"] // 4)
+    monkeypatch.setattr(relabelling, "_CHUNK", 4)
+    real, calls = relabelling.classify_game, []
+
+    def failing(*arguments):
+        calls.append(1)
+        if len(calls) > 8:
+            raise RuntimeError("the labeller failed")
+        return real(*arguments)
+
+    monkeypatch.setattr(relabelling, "classify_game", failing)
+    with pytest.raises(RuntimeError, match="the labeller failed"):
+        relabel(copy)
+    assert Store(copy).manifest() == before
+    assert not any((copy / "tmp").iterdir()) and len(list((copy / "batches").iterdir())) == len(
+        before["batches"])
+    monkeypatch.setattr(relabelling, "classify_game", real)
+    report = relabel(copy)
+    written = pq.ParquetFile(copy / "batches" / report.batch / "labels.parquet")
+    assert written.metadata.num_row_groups == chunks > 1
+    assert written.metadata.num_rows == report.labels
+
+
 def test_changed_definitions_are_reported_until_relabelled(tmp_path, store):
     copy = tmp_path / "store"
     shutil.copytree(store, copy)
