@@ -156,3 +156,30 @@ def test_serve_refuses_a_bad_number_of_workers(dashboard_store):
                            str(dashboard_store), "--workers", "0"], capture_output=True,
                           text=True, timeout=60)
     assert done.returncode == 2 and "--workers" in done.stderr
+
+
+def test_a_reading_process_holds_no_row_per_game(dashboard_store):
+    """The summaries of the games a search shows are a table on disk, in a DuckDB file of the
+    process's own temporary folder (deleted once built: DuckDB keeps it open), read as a
+    search needs them: after a search of the start (every game found), DuckDB holds no
+    in-memory table; the folder goes when the process ends."""
+    from kifudb.store import engine
+
+    found = unfiltered_search(dashboard_store, "startpos")
+    assert found.games > 5 and [r["game"] for r in found.page(0, 5).to_pylist()] == \
+        found.rows.column("game").to_pylist()[:5]
+    handle = engine._handle(Store(dashboard_store))
+    memory = dict(handle.database.sql(
+        "SELECT tag, memory_usage_bytes FROM duckdb_memory()").fetchall())
+    assert memory["IN_MEMORY_TABLE"] == 0 and memory["BASE_TABLE"] > 0
+    (path,), = handle.database.sql("SELECT path FROM duckdb_databases() "
+                                   "WHERE database_name = current_database()").fetchall()
+    assert Path(path).parent == engine._folder() and not os.path.exists(path)
+    program = ("import sys; from kifudb.analytics.queries import search; "
+               "from kifudb.store import engine; search(sys.argv[1], 'startpos', limit=1); "
+               "print(engine._folder())")
+    done = subprocess.run([os.sys.executable, "-c", program, str(dashboard_store)],
+                          capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    folder = Path(done.stdout.strip())
+    assert folder.name.startswith("kifudb-engine-") and not folder.exists()
