@@ -114,9 +114,8 @@ def measure(root: Path, lookups: int = 200, seed: int = 1) -> dict:
     out["check"] = (checked.returncode, checked.stdout.strip().splitlines()[-1:])
     out["serve"] = run_serve(store_dir, requests=200, games=games)
     _append(root / "measures.jsonl", out)
-    layout = out["layout"]
-    print(f"{out['store_positions']:,} positions: {layout['store_bytes'] / out['store_positions']:.2f}"
-          f" bytes/position; search p50 {layout['search']['median_ms']:.1f} ms p99 "
+    layout, n = out["layout"], out["store_positions"]
+    print(f"{n:,} positions: {layout['store_bytes'] / n:.2f} bytes/position; search p50 {layout['search']['median_ms']:.1f} ms p99 "
           f"{layout['search']['p99_bounded_ms']:.1f} ms; explorer p50 "
           f"{layout['explore']['median_ms']:.1f} ms p99 {layout['explore']['p99_bounded_ms']:.1f}"
           f" ms; kifudb check {out['check_s']} s; serve peak {out['serve']['server']['hwm_mb']:.0f}"

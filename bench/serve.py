@@ -216,7 +216,8 @@ def process_figures(pid: int) -> dict:
     stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return {"threads": int(fields["Threads"]), "rss_mb": int(fields["VmRSS"].split()[0]) / 1024,
-            "hwm_mb": int(fields["VmHWM"].split()[0]) / 1024, "cpu_s": (int(stat[11]) + int(stat[12])) / ticks}
+            "hwm_mb": int(fields["VmHWM"].split()[0]) / 1024,
+            "cpu_s": (int(stat[11]) + int(stat[12])) / ticks}
 
 
 def cheap_positions(store_dir, count: int, seed: int = 26) -> list:

@@ -4,8 +4,9 @@
 Labels are computed at ingest, with the definitions of the day; the manifest remembers their
 version. Relabelling replays the main line of every game the store shows (from ``games`` and
 ``moves``, a few thousand games at a time, their labels written as they are made, so memory
-stays bounded), classifies it, and commits one batch holding only labels; from that batch on, earlier labels no longer count. It is atomic
-like any commit: interrupted, the store keeps its old labels::
+stays bounded), classifies it, and commits one batch holding only labels; from that batch on,
+earlier labels no longer count. It is atomic like any commit: interrupted, the store keeps its
+old labels::
 
     >>> import tempfile
     >>> from kifudb.store.writer import ingest_paths
