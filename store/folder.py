@@ -80,8 +80,9 @@ MARK = "batch.json"
 #: keys and 0.4 ms in all, one of 32k 0.3 and 0.7 ms; 3% more bytes)
 ROW_GROUP = 131072
 #: what DuckDB may hold in memory while it merges or compacts batches (``Store._rewrite``, in
-#: the ingest's client): beyond it, its sorts spill to the store's ``tmp/``
-MERGE_MEMORY = "256MB"
+#: the ingest's client): beyond it, its sorts spill to the store's ``tmp/`` (at 256 MB a merge
+#: of the 1B build failed to allocate its 128 MB buffer: ``bench.billion``)
+MERGE_MEMORY = "512MB"
 POSITIONS_ROW_GROUP = 8192
 _REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
