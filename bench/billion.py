@@ -56,6 +56,16 @@ def _append(path: Path, record: dict) -> None:
         stream.write(json.dumps(record) + "\n")
 
 
+def stored_positions(store_dir: Path) -> int:
+    """The positions the store's batches hold (their Parquet footers): a part ingested again
+    after a failure adds none, and is counted once."""
+    import pyarrow.parquet as pq
+
+    from kifudb.store.folder import Store
+
+    return sum(pq.read_metadata(f).num_rows for f in Store(store_dir).table_files("positions"))
+
+
 def grow(root: Path, positions: int, until=None, keep_files: bool = False, seed: int = 1) -> None:
     """Make and ingest parts until the store holds ``positions`` or the clock says ``until``."""
     from bench.corpus import write_corpus
@@ -74,7 +84,7 @@ def grow(root: Path, positions: int, until=None, keep_files: bool = False, seed:
                         "--cluster", "local:2")
         if not keep_files:
             shutil.rmtree(part / "files")
-        total += ingest["positions_added"]
+        total = stored_positions(root / "store")
         record = {"part": number, "games": corpus["games"], "positions": corpus["positions"],
                   "generate_s": round(made, 1), **ingest, "store_positions": total,
                   "store_bytes": live_bytes(root / "store"),
