@@ -489,8 +489,11 @@ def test_filters_are_in_the_url_back_forward_and_reload(server, tab):
     try:
         visit(fresh, f"{server}/search?moves=7g7f&player={quote('羽生')}&decided=true",
               "player “羽生”, decided games")
-        expect(fresh.get_by_role("textbox", name="Player")).to_have_value("羽生")
-        expect(fresh.get_by_role("checkbox", name="Decided games only")).to_be_checked()
+        # a fresh session's first runs redraw the sidebar (the URL's filters are read, then
+        # written back): under load its widgets can be away for seconds
+        expect(fresh.get_by_role("textbox", name="Player")).to_have_value("羽生", timeout=30_000)
+        expect(fresh.get_by_role("checkbox", name="Decided games only")).to_be_checked(
+            timeout=30_000)
     finally:
         fresh.close()
 

@@ -10,6 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import duckdb
 import httpx2
 import pytest
 
@@ -161,20 +162,23 @@ def test_serve_refuses_a_bad_number_of_workers(dashboard_store):
 def test_a_reading_process_holds_no_row_per_game(dashboard_store):
     """The summaries of the games a search shows are a table on disk, in a DuckDB file of the
     process's own temporary folder (deleted once built: DuckDB keeps it open), read as a
-    search needs them: after a search of the start (every game found), DuckDB holds no
-    in-memory table; the folder goes when the process ends."""
+    search needs them: after a search of the start (every game found), the summary is a table
+    of that file, not a temporary (in-memory) one, and DuckDB may hold at most
+    ``HANDLE_MEMORY`` of it; the folder goes when the process ends."""
     from kifudb.store import engine
 
     found = unfiltered_search(dashboard_store, "startpos")
     assert found.games > 5 and [r["game"] for r in found.page(0, 5).to_pylist()] == \
         found.rows.column("game").to_pylist()[:5]
     handle = engine._handle(Store(dashboard_store))
-    memory = dict(handle.database.sql(
-        "SELECT tag, memory_usage_bytes FROM duckdb_memory()").fetchall())
-    assert memory["IN_MEMORY_TABLE"] == 0 and memory["BASE_TABLE"] > 0
-    (path,), = handle.database.sql("SELECT path FROM duckdb_databases() "
-                                   "WHERE database_name = current_database()").fetchall()
-    assert Path(path).parent == engine._folder() and not os.path.exists(path)
+    (path, temporary, limit), = handle.database.sql(
+        "SELECT d.path, t.temporary, current_setting('memory_limit') FROM duckdb_tables() t "
+        "JOIN duckdb_databases() d USING (database_name) "
+        "WHERE t.table_name = 'game_summary'").fetchall()
+    assert Path(path).parent == engine._folder() and not os.path.exists(path) and not temporary
+    limited = duckdb.connect()
+    limited.execute(f"SET memory_limit = '{engine.HANDLE_MEMORY}'")
+    assert limit == limited.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     program = ("import sys; from kifudb.analytics.queries import search; "
                "from kifudb.store import engine; search(sys.argv[1], 'startpos', limit=1); "
                "print(engine._folder())")
