@@ -14,8 +14,10 @@ every query. It takes 0.2 s per 100,000 games to build. The handle's database li
 of the process's own temporary folder (deleted as soon as it is built: DuckDB keeps it open),
 so that the summary is on disk, not in memory: a query reads the pages it needs, and DuckDB
 holds at most ``HANDLE_MEMORY`` of them and of its work (beyond that it spills to the same
-folder). A reading process holds no row per game: a search reads the dates of the games it
-found, then the summaries of the page it shows (``hits_with_dates``, ``game_rows``)::
+folder). What a search shows of a game is also written, as an Arrow file mapped into memory
+(``Summaries``), so that a search without filters reads the dates of the games it found and
+the summaries of the page it shows without a query (``hits_with_dates``, ``game_rows``):
+the operating system reads the pages they touch. A reading process holds no row per game::
 
     >>> import tempfile
     >>> fetch(tempfile.mkdtemp(), sa.select(sa.func.count().label("games")).select_from(games))
@@ -36,7 +38,6 @@ from typing import NamedTuple
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import sqlalchemy as sa
 from duckdb_engine import ConnectionWrapper
 from duckdb_engine.datatypes import UBigInteger
@@ -50,7 +51,7 @@ from kifudb.store.schema import TABLES
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
            "placements", "analysis",
            "game_summary", "label_summary", "hits", "engine", "fetch", "fetch_each", "as_store",
-           "hits_with_dates", "game_rows", "fetch_arrow", "HANDLE_MEMORY"]
+           "hits_with_dates", "game_rows", "fetch_arrow", "HANDLE_MEMORY", "Summaries"]
 
 # ----- the views, as SQLAlchemy tables ----------------------------------------------------------
 
@@ -177,16 +178,15 @@ SEARCH_SUMMARY = ("game", "black", "white", "date", "event", "winner", "reason",
 def hits_with_dates(store, keys: dict) -> tuple:
     """``(hits, dates)``: the positions rows of ``keys`` (``{key: mirrored}``, the columns of
     ``hits``) of the games the ``games`` view shows, and those games' dates row for row, as
-    Arrow: what an unfiltered search orders its rows by, read for the games found alone (one
-    query of ``game_summary``'s game and date columns). A store that changed under the lookup
-    is read again on a fresh handle."""
+    Arrow: what an unfiltered search orders its rows by, read for the games found alone
+    (``Summaries``). A store that changed under the lookup is read again on a fresh handle."""
     def run(handle: Handle) -> tuple:
         found = _hits_of(handle, keys)
-        known = _summaries(handle, found.column("game"), ("game", "date"))
-        at, shown = _places(known, found.column("game"))
-        return found.filter(pa.array(shown)), known.column("date").take(pa.array(at[shown]))
+        at, shown = handle.summaries.places(np.asarray(found.column("game")))
+        return (found.filter(pa.array(shown)),
+                handle.summaries.table.column("date").take(pa.array(at[shown])))
 
-    return on_a_handle(store, run, (duckdb.Error, StoreError, OSError))
+    return on_a_handle(store, run, (StoreError, OSError))
 
 
 def game_rows(store, ids) -> pa.Table:
@@ -194,37 +194,57 @@ def game_rows(store, ids) -> pa.Table:
     allowed), row for row: what a page of search results shows of its games. A game the store
     does not show (or no longer: it changed since the search) has a row of nulls but its id."""
     def run(handle: Handle) -> pa.Table:
-        wanted = pa.array(ids, pa.int32())
-        known = _summaries(handle, wanted, SEARCH_SUMMARY)
-        at, shown = _places(known, wanted)
-        rows = known.take(pa.array(at, mask=~shown)) if known.num_rows else pa.table(
-            {name: pa.nulls(len(wanted), known.schema.field(name).type) for name in SEARCH_SUMMARY})
-        return rows.set_column(0, "game", wanted)
+        wanted = np.asarray(ids, np.int32)
+        at, shown = handle.summaries.places(wanted)
+        rows = handle.summaries.table.take(pa.array(at, pa.int64(), mask=~shown))
+        return rows.set_column(0, "game", pa.array(wanted))
 
-    return on_a_handle(store, run, (duckdb.Error, StoreError, OSError))
+    return on_a_handle(store, run, (StoreError, OSError))
 
 
-def _summaries(handle: "Handle", games, columns) -> pa.Table:
-    """The ``columns`` of ``game_summary`` (``game`` first) of the distinct ``games``, by game:
-    a semi-join on the ids given as Arrow, so DuckDB reads the summary's pages it needs."""
-    cursor = handle.database.cursor()
+class Summaries(NamedTuple):
+    """The ``SEARCH_SUMMARY`` columns of ``game_summary`` by game, as an Arrow table mapped
+    from a file (``map_summaries``): the operating system reads the pages a search touches,
+    and none of it is the process's own memory. ``firsts``: the first game of each of its
+    chunks (sorted), to find a game's chunk."""
+
+    table: pa.Table
+    firsts: np.ndarray
+    starts: np.ndarray  # the row where each chunk starts
+
+    def places(self, games: np.ndarray) -> tuple:
+        """``(at, shown)``: the row of each of ``games`` (numpy), and whether it is there."""
+        at = np.zeros(len(games), np.int64)
+        shown = np.zeros(len(games), bool)
+        chunk = np.searchsorted(self.firsts, games, "right") - 1
+        ids = self.table.column("game")
+        for number in np.unique(chunk[chunk >= 0]):
+            mine = chunk == number
+            held = ids.chunk(int(number)).to_numpy()
+            local = np.minimum(np.searchsorted(held, games[mine]), len(held) - 1)
+            at[mine] = self.starts[number] + local
+            shown[mine] = held[local] == games[mine]
+        return at, shown
+
+
+def map_summaries(database, folder: Path) -> Summaries:
+    """Write the ``SEARCH_SUMMARY`` columns of ``database``'s ``game_summary`` by game to an
+    Arrow file in ``folder``, a batch at a time, map it, and delete it (the mapping holds)."""
+    path = folder / f"{uuid.uuid4().hex}.arrow"
     try:
-        cursor.register("wanted_games", pa.table({"game": pc.unique(games)}))
-        return cursor.sql(f"SELECT {', '.join(columns)} FROM {game_summary.name} WHERE game IN "
-                          f"(SELECT game FROM wanted_games) ORDER BY game").to_arrow_table()
+        reader = database.cursor().sql(f"SELECT {', '.join(SEARCH_SUMMARY)} FROM "
+                                       f"{game_summary.name} ORDER BY game").to_arrow_reader()
+        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, reader.schema) as out:
+            for batch in reader:
+                if batch.num_rows:
+                    out.write_batch(batch)
+        table = pa.ipc.open_file(pa.memory_map(str(path))).read_all()
     finally:
-        cursor.close()
-
-
-def _places(known: pa.Table, games) -> tuple:
-    """``(at, shown)`` (numpy): where each of ``games`` is in ``known`` (sorted by game), and
-    whether it is there at all."""
-    ids = known.column("game").to_numpy()
-    wanted = np.asarray(games)
-    if not len(ids):
-        return np.zeros(len(wanted), np.int64), np.zeros(len(wanted), bool)
-    at = np.minimum(np.searchsorted(ids, wanted), len(ids) - 1)
-    return at, ids[at] == wanted
+        path.unlink(missing_ok=True)
+    ids = table.column("game")
+    firsts = np.array([chunk[0].as_py() for chunk in ids.chunks], np.int64)
+    starts = np.cumsum([0] + [len(chunk) for chunk in ids.chunks])[:-1]
+    return Summaries(table, firsts, starts)
 
 
 def on_a_handle(store, work, errors: tuple):
@@ -248,9 +268,10 @@ class Handle(NamedTuple):
     stamp: object
     engine: sa.Engine
     database: duckdb.DuckDBPyConnection
-    summaries: set  # the tables built on first use (``label_summary``)
+    built: set  # the tables built on first use (``label_summary``)
     positions: KeyIndex  # the positions files of its batches, for key lookups
     lookups: dict  # recent lookups: tuple of (key, mirrored) -> Arrow table
+    summaries: Summaries  # what a search shows of its games, mapped from a file
 
 
 LOCK = threading.Lock()
@@ -283,12 +304,13 @@ def _handle(store: Store) -> Handle:
             if handle is not None and handle.stamp == stamp:
                 return handle
             try:
-                built, database, files = _build(store)
+                built, database, files, summaries = _build(store)
             except duckdb.Error:
                 if attempt == 2 or store.stamp() == stamp:
                     raise
                 continue  # a commit or compaction removed files while we read them
-            remember(_ENGINES, store.root, Handle(stamp, built, database, set(), files, {}))
+            remember(_ENGINES, store.root,
+                     Handle(stamp, built, database, set(), files, {}, summaries))
         if handle is not None:
             handle.engine.dispose()  # connections in use finish their query first
         return _ENGINES[store.root]
@@ -296,9 +318,10 @@ def _handle(store: Store) -> Handle:
 
 
 def _build(store: Store) -> tuple:
-    """A new database with the views and ``game_summary``, its engine, and the positions files
-    of each batch. The database is a file of ``_folder()``, deleted once built (DuckDB keeps it
-    open; its space is freed when the handle is dropped)."""
+    """A new database with the views and ``game_summary``, its engine, the positions files of
+    each batch, and the ``Summaries`` of its games. The database is a file of ``_folder()``,
+    deleted once built (DuckDB keeps it open; its space is freed when the handle is
+    dropped)."""
     manifest = store.manifest()
     files = KeyIndex({store.batch_dir(b): store.positions_files(b) for b in manifest["batches"]},
                      store.root)
@@ -314,13 +337,14 @@ def _build(store: Store) -> tuple:
             database.execute(_summary_statement(built.dialect))
             add_player_names(database)
             database.execute("CHECKPOINT")
+            summaries = map_summaries(database, path.parent)
         except BaseException:
             database.close()
             raise
     finally:
         for written in (path, path.with_name(path.name + ".wal")):
             written.unlink(missing_ok=True)
-    return built, database, files
+    return built, database, files, summaries
 
 
 #: what DuckDB holds in memory of a handle's database (its tables' pages) and of its queries'
@@ -348,12 +372,12 @@ def _remove_folder(pid: int, folder: Path) -> None:
 def _with_labels(handle: Handle) -> None:
     """Build ``label_summary`` in the handle's database, once: only the statistics read it, so
     a search or an explorer query does not pay for it."""
-    if label_summary.name in handle.summaries:
+    if label_summary.name in handle.built:
         return
     with LOCK:
-        if label_summary.name not in handle.summaries:
+        if label_summary.name not in handle.built:
             handle.database.cursor().execute(_label_statement(handle.engine.dialect))
-            handle.summaries.add(label_summary.name)
+            handle.built.add(label_summary.name)
 
 
 def fetch(store, statement, parameters=None, labels: bool = False, keys: dict = None) -> list:

@@ -164,7 +164,8 @@ def test_a_reading_process_holds_no_row_per_game(dashboard_store):
     process's own temporary folder (deleted once built: DuckDB keeps it open), read as a
     search needs them: after a search of the start (every game found), the summary is a table
     of that file, not a temporary (in-memory) one, and DuckDB may hold at most
-    ``HANDLE_MEMORY`` of it; the folder goes when the process ends."""
+    ``HANDLE_MEMORY`` of it; what a search shows of its games is an Arrow file mapped into
+    memory, not read into it; the folder goes when the process ends."""
     from kifudb.store import engine
 
     found = unfiltered_search(dashboard_store, "startpos")
@@ -176,6 +177,13 @@ def test_a_reading_process_holds_no_row_per_game(dashboard_store):
         "JOIN duckdb_databases() d USING (database_name) "
         "WHERE t.table_name = 'game_summary'").fetchall()
     assert Path(path).parent == engine._folder() and not os.path.exists(path) and not temporary
+    # what a search shows of the games is mapped from a file, not read into Arrow's memory
+    import pyarrow as pa
+
+    before = pa.total_allocated_bytes()
+    mapped = engine.map_summaries(handle.database, engine._folder())
+    assert mapped.table.num_rows >= found.games and mapped.table.nbytes > 10_000
+    assert pa.total_allocated_bytes() - before < mapped.table.nbytes / 10
     limited = duckdb.connect()
     limited.execute(f"SET memory_limit = '{engine.HANDLE_MEMORY}'")
     assert limit == limited.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
