@@ -450,6 +450,12 @@ def test_flip_and_filters_follow_from_page_to_page(server, tab, db):
     assert "rotate(180)" in tab.locator(f"{BOARD} g.piece.black").first.get_attribute("transform")
 
 
+#: how long a sidebar widget may take to come back: a run's first reruns (the URL's filters
+#: read, then written back) redraw the sidebar after the page's text is in, which under load
+#: took over 5 s (the default) in a full test run
+SIDEBAR = 30_000
+
+
 def test_filters_are_in_the_url_back_forward_and_reload(server, tab):
     """The sidebar's filters are in the URL (issue 29, defect 5: a reload or a shared link
     lost them): each change is one history entry that Back and Forward undo and redo, a
@@ -467,20 +473,22 @@ def test_filters_are_in_the_url_back_forward_and_reload(server, tab):
     assert tab.evaluate("history.length") == entries + 2
     tab.reload()
     settle(tab, "player “羽生”, decided games")
-    expect(tab.get_by_role("textbox", name="Player")).to_have_value("羽生")
-    expect(tab.get_by_role("checkbox", name="Decided games only")).to_be_checked()
+    expect(tab.get_by_role("textbox", name="Player")).to_have_value("羽生", timeout=SIDEBAR)
+    expect(tab.get_by_role("checkbox", name="Decided games only")).to_be_checked(
+        timeout=SIDEBAR)
     tab.go_back()
     tab.wait_for_url(re.compile(r"player=%E7%BE%BD%E7%94%9F$"))
     settle(tab, "player “羽生”")
-    expect(tab.get_by_role("checkbox", name="Decided games only")).not_to_be_checked()
+    decided = tab.get_by_role("checkbox", name="Decided games only")
+    expect(decided).not_to_be_checked(timeout=SIDEBAR)
     tab.go_back()
     tab.wait_for_url(re.compile(r"/explorer\?moves=7g7f$"))
     settle(tab, "moves played next")
-    expect(tab.get_by_role("textbox", name="Player")).to_have_value("")
+    expect(tab.get_by_role("textbox", name="Player")).to_have_value("", timeout=SIDEBAR)
     tab.go_forward()
     tab.wait_for_url(re.compile(r"player=%E7%BE%BD%E7%94%9F$"))
     settle(tab, "player “羽生”")
-    expect(tab.get_by_role("textbox", name="Player")).to_have_value("羽生")
+    expect(tab.get_by_role("textbox", name="Player")).to_have_value("羽生", timeout=SIDEBAR)
     tab.locator('[data-testid="stSidebarNav"] a', has_text="Results").first.click()
     tab.wait_for_url(re.compile(r"/results\?player=%E7%BE%BD%E7%94%9F$"))
     settle(tab, "How games end")
@@ -489,11 +497,9 @@ def test_filters_are_in_the_url_back_forward_and_reload(server, tab):
     try:
         visit(fresh, f"{server}/search?moves=7g7f&player={quote('羽生')}&decided=true",
               "player “羽生”, decided games")
-        # a fresh session's first runs redraw the sidebar (the URL's filters are read, then
-        # written back): under load its widgets can be away for seconds
-        expect(fresh.get_by_role("textbox", name="Player")).to_have_value("羽生", timeout=30_000)
+        expect(fresh.get_by_role("textbox", name="Player")).to_have_value("羽生", timeout=SIDEBAR)
         expect(fresh.get_by_role("checkbox", name="Decided games only")).to_be_checked(
-            timeout=30_000)
+            timeout=SIDEBAR)
     finally:
         fresh.close()
 
