@@ -138,25 +138,34 @@ def check_batch(folder: Path, read: bool = True) -> list:
             if not read:
                 continue
         try:
-            data = pq.read_table(path, page_checksum_verification=True)
+            found = _read_whole(path)
         except (OSError, pa.ArrowException) as error:
             damage.append(Damage(folder.name, path.name, f"not a readable Parquet file "
                                                           f"({str(error).splitlines()[0]})"))
             continue
-        if data.schema.names != schema.names:
+        if found.names != schema.names:
             # a batch of an older format lacks the columns later formats added (store.schema.ADDED)
             older = [name for name in schema.names if name not in _ADDED.get(table, ())]
-            if data.schema.names != older:
-                damage.append(Damage(folder.name, path.name, f"columns {data.schema.names}, "
+            if found.names != older:
+                damage.append(Damage(folder.name, path.name, f"columns {found.names}, "
                                                               f"expected {schema.names}"))
                 continue
-        for have in data.schema:
+        for have in found:
             want = schema.field(have.name)
             if have.type != want.type and not _older(have.type, want.type):
                 damage.append(Damage(folder.name, path.name, f"column {have.name} is "
                                                               f"{have.type}, expected {want.type}"))
                 break
     return damage
+
+
+def _read_whole(path: Path) -> pa.Schema:
+    """Read every page of the Parquet file ``path``, its checksums verified, a row group at a
+    time (what a check holds is one row group, whatever the file's size); its schema."""
+    with pq.ParquetFile(path, page_checksum_verification=True) as read:
+        for group in range(read.num_row_groups):
+            read.read_row_group(group)
+        return read.schema_arrow
 
 
 #: table -> the columns the formats after the oldest readable one added
