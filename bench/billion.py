@@ -36,11 +36,11 @@ import sys
 import time
 from pathlib import Path
 
+from bench.serve import KIFUDB
 from bench.store import ROOT as REPOSITORY, _child, live_bytes, parse_scale
 
 #: games a part (about 4.9M positions of the synthetic corpus: 123 a game)
 PART_GAMES = 40_000
-KIFUDB = Path(sys.executable).parent / "kifudb"
 
 
 def parts_done(root: Path) -> list:
@@ -108,6 +108,9 @@ def measure(root: Path, lookups: int = 200, seed: int = 1) -> dict:
 
     store_dir = root / "store"
     done = parts_done(root)
+    if not done:
+        raise SystemExit(f"{root}: no part ingested yet (no {root / 'parts.jsonl'}): "
+                         f"grow the store first (python -m bench.billion --root {root})")
     games = load_games(root / "parts" / "0000") + load_games(
         root / "parts" / f"{done[-1]['part']:04d}")
     hits = pick_positions(games, seed * 31 + 1, lookups)
