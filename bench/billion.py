@@ -13,7 +13,9 @@ made in. Each part is
 3. its record files deleted once ingested, unless ``--keep-files`` (its ``games.usi`` stays:
    the positions the measurements look up are drawn from it);
 
-and one JSON line per part goes to ``ROOT/parts.jsonl``. The run stops after the part that
+and one JSON line per part goes to ``ROOT/parts.jsonl``. The batches a merge replaced are kept
+``GRACE`` seconds (``KIFUDB_SUPERSEDED_GRACE``, unless it is set), not a day: no reader follows
+the build, and a day of merges would hold several times the store on disk. The run stops after the part that
 reaches ``--positions``, or at ``--until`` (a time of day, ``HH:MM``), or on Ctrl-C; run it
 again and it goes on from the last part ingested (a part half ingested is ingested again: the
 store converges). ``--measure`` measures the store as it is, and appends to
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -41,6 +44,8 @@ from bench.store import ROOT as REPOSITORY, _child, live_bytes, parse_scale
 
 #: games a part (about 4.9M positions of the synthetic corpus: 123 a game)
 PART_GAMES = 40_000
+#: seconds the batches a merge replaced are kept while the store grows
+GRACE = 600
 
 
 def parts_done(root: Path) -> list:
@@ -66,10 +71,14 @@ def stored_positions(store_dir: Path) -> int:
     return sum(pq.read_metadata(f).num_rows for f in Store(store_dir).table_files("positions"))
 
 
-def grow(root: Path, positions: int, until=None, keep_files: bool = False, seed: int = 1) -> None:
-    """Make and ingest parts until the store holds ``positions`` or the clock says ``until``."""
+def grow(root: Path, positions: int, until=None, keep_files: bool = False, seed: int = 1,
+         part_games: int = PART_GAMES) -> None:
+    """Make and ingest parts of ``part_games`` games until the store holds ``positions`` or the
+    clock says ``until``."""
     from bench.corpus import write_corpus
+    from kifudb.store.folder import GRACE_VARIABLE
 
+    os.environ.setdefault(GRACE_VARIABLE, str(GRACE))  # the ingests' children read it
     root.mkdir(parents=True, exist_ok=True)
     done = parts_done(root)
     total = done[-1]["store_positions"] if done else 0
@@ -77,7 +86,7 @@ def grow(root: Path, positions: int, until=None, keep_files: bool = False, seed:
     while total < positions and (until is None or datetime.datetime.now() < until):
         part = root / "parts" / f"{number:04d}"
         started = time.perf_counter()
-        corpus = write_corpus(part, seed=seed, first=number * PART_GAMES, count=PART_GAMES,
+        corpus = write_corpus(part, seed=seed, first=number * part_games, count=part_games,
                               quiet=True)
         made = time.perf_counter() - started
         ingest = _child("--child-ingest", part / "files", root / "store", "--jobs", 2,
@@ -150,12 +159,14 @@ def main(argv=None) -> int:
     parser.add_argument("--positions", default="1G", help="grow the store to this many")
     parser.add_argument("--until", type=_until, help="start no part after HH:MM")
     parser.add_argument("--keep-files", action="store_true", help="keep the parts' record files")
+    parser.add_argument("--part-games", type=int, default=PART_GAMES, help="games a part")
     parser.add_argument("--measure", action="store_true", help="measure the store as it is")
     args = parser.parse_args(argv)
     if args.measure:
         measure(args.root)
     else:
-        grow(args.root, parse_scale(args.positions), args.until, args.keep_files)
+        grow(args.root, parse_scale(args.positions), args.until, args.keep_files,
+             part_games=args.part_games)
     return 0
 
 

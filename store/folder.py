@@ -70,19 +70,45 @@ from kifudb.store.tiers import BASE, merges
 __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", "write_table",
            "damage_message", "file_digest", "seal"]
 
-#: how long the batches a compaction replaced are kept, so that connections opened before it
-#: (an analyst's notebook, the dashboard) go on reading them
-SUPERSEDED_GRACE = 24 * 3600
+#: the environment variable that sets ``SUPERSEDED_GRACE`` (seconds)
+GRACE_VARIABLE = "KIFUDB_SUPERSEDED_GRACE"
+
+
+def _grace(default: float = 24 * 3600) -> float:
+    """``SUPERSEDED_GRACE``: a day, or the seconds ``KIFUDB_SUPERSEDED_GRACE`` says (a bulk
+    build that no reader follows keeps its merges' batches minutes, not a day of disk)."""
+    text = os.environ.get(GRACE_VARIABLE)
+    if text is None:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:
+        raise StoreError(f"{GRACE_VARIABLE}={text!r}: it is how many seconds the batches a "
+                         f"merge replaced are kept, a number of seconds (0 or more)")
+    return seconds
+
+
+#: how long the batches a merge or a compaction replaced are kept, so that connections opened
+#: before it (an analyst's notebook, the dashboard) go on reading them
+SUPERSEDED_GRACE = _grace()
 #: the file in every batch (and tmp) folder that says which store wrote it
 MARK = "batch.json"
 #: rows per row group; the positions' are smaller, as a key lookup reads one of their row groups
 #: in each batch (``store.lookup``, with Arrow: a group of 8k positions takes 0.13 ms to read its
 #: keys and 0.4 ms in all, one of 32k 0.3 and 0.7 ms; 3% more bytes)
 ROW_GROUP = 131072
-#: what DuckDB may hold in memory while it merges or compacts batches (``Store._rewrite``, in
-#: the ingest's client): beyond it, its sorts spill to the store's ``tmp/`` (at 256 MB a merge
-#: of the 1B build failed to allocate its 128 MB buffer: ``bench.billion``)
-MERGE_MEMORY = "512MB"
+#: bytes of a row group at most, whatever its rows: a merge's games (their headers and
+#: provenance, about 1 KB a game) in row groups of ``ROW_GROUP`` rows took buffers of 128 MB
+ROW_GROUP_BYTES = "16MB"
+#: what DuckDB may hold in memory while it merges or compacts batches (``Store._rewrite``):
+#: beyond it, its sorts spill to the store's ``tmp/``. A merge of 24.6M positions peaks at
+#: 431 MB resident with 256 MB (686 MB with 512 MB, before ``ROW_GROUP_BYTES``)
+MERGE_MEMORY = "256MB"
+#: the tables whose rows are wide (a game's headers and provenance, a source's description):
+#: written on one thread, as two threads' buffers of them do not fit ``MERGE_MEMORY``
+ONE_THREAD = ("games", "sources")
 POSITIONS_ROW_GROUP = 8192
 _REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
@@ -125,6 +151,10 @@ def uninterrupted():
 
 class Store:
     """A store folder (created on first write)."""
+
+    #: merges and compactions write their batch in a child process (``store.rewrite``); the
+    #: tests of their failures inside the writer's process set it false
+    rewrite_in_child = True
 
     def __init__(self, root=DEFAULT_STORE, partition_rows: int = PARTITION_ROWS):
         self.root = Path(root).resolve()
@@ -445,7 +475,12 @@ class Store:
         (self.root / "batches").mkdir(exist_ok=True)
         os.rename(folder, self.batch_dir(name))
         _fsync_dir(self.root / "batches")
-        for path in self.batch_dir(name).glob("*.parquet"):  # just sealed: not hashed again
+        self._sealed(name)
+
+    def _sealed(self, name: str) -> None:
+        """Batch ``name``'s files were just sealed (by this process or its rewrite's child):
+        not hashed again when the views are made."""
+        for path in self.batch_dir(name).glob("*.parquet"):
             st = os.stat(path)
             with _VERIFIED_LOCK:
                 _VERIFIED.add((str(path), st.st_ino, st.st_size, st.st_mtime_ns))
@@ -539,11 +574,24 @@ class Store:
 
     def _rewrite(self, manifest: dict, replaced: list, number: int, queries: dict,
                  rows: dict, doing: str) -> str:
-        """Write batch ``number`` from one query per table, inside DuckDB with bounded memory
-        (it sorts by spilling to the store's ``tmp/``); the query of a table keyed by position
-        (about ``rows[table]`` rows) runs once per key range (``store.partitions``), its
-        ``{keys}`` the range's condition, so each sort holds one range. The batch's mark names the batches it
-        replaces (``kifudb check --repair`` then never adopts both)."""
+        """``rewrite_here`` in a process of its own (``store.rewrite``), unless
+        ``rewrite_in_child`` is false; the new batch's name."""
+        if not self.rewrite_in_child:
+            return self.rewrite_here(manifest, replaced, number, queries, rows, doing)
+        from kifudb.store.rewrite import in_child
+
+        name = in_child(self, manifest, replaced, number, queries, rows, doing)
+        self._sealed(name)
+        return name
+
+    def rewrite_here(self, manifest: dict, replaced: list, number: int, queries: dict,
+                     rows: dict, doing: str) -> str:
+        """Write batch ``number`` (not yet committed) from one query per table, inside DuckDB
+        with bounded memory (it sorts by spilling to the store's ``tmp/``); the query of a
+        table keyed by position (about ``rows[table]`` rows) runs once per key range
+        (``store.partitions``), its ``{keys}`` the range's condition, so each sort holds one
+        range. The batch's mark names the batches it replaces (``kifudb check --repair`` then
+        never adopts both)."""
         name = f"b{number:06d}"
         folder = spill = None
         try:
@@ -553,7 +601,9 @@ class Store:
             connection.execute(f"SET temp_directory = {sql_string(str(spill))}")
             connection.execute(f"SET memory_limit = '{MERGE_MEMORY}'")
             connection.execute("SET preserve_insertion_order = false")
+            threads = connection.execute("SELECT current_setting('threads')").fetchone()[0]
             for table, query in queries.items():
+                connection.execute(f"SET threads = {1 if table in ONE_THREAD else threads}")
                 if table not in PARTITIONED:
                     _copy(connection, query, folder / f"{table}.parquet", ROW_GROUP)
                     continue
@@ -673,7 +723,8 @@ class Store:
 def _copy(connection, query: str, path: Path, row_group: int) -> None:
     """Write the rows of ``query`` as the Parquet file ``path``."""
     connection.execute(f"COPY ({query}) TO {sql_string(str(path))} (FORMAT parquet, COMPRESSION "
-                       f"zstd, ROW_GROUP_SIZE {row_group}, PARQUET_VERSION V2)")
+                       f"zstd, ROW_GROUP_SIZE {row_group}, ROW_GROUP_SIZE_BYTES "
+                       f"'{ROW_GROUP_BYTES}', PARQUET_VERSION V2)")
 
 
 def _compaction_queries(number: int) -> dict:

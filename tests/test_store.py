@@ -396,6 +396,7 @@ def test_a_merge_that_fails_after_the_commit_keeps_the_batch(tmp_path, monkeypat
     def full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
+    monkeypatch.setattr(Store, "rewrite_in_child", False)  # the merge written in this process
     monkeypatch.setattr(folder, "_copy", full)
     with pytest.raises(MergeFailed) as failed:
         ingest_paths([RECORDS / MERGED_AFTER], store.root)
@@ -408,3 +409,63 @@ def test_a_merge_that_fails_after_the_commit_keeps_the_batch(tmp_path, monkeypat
     assert counts(Store(store.root))["games"] == 31 + 20 + 4 + 10
     assert not [p for p in (store.root / "tmp").iterdir()]
     assert ingest_paths([RECORDS / MERGED_AFTER], store.root).merged == ["b000005"]
+
+
+def _children_running(module: str) -> list:
+    """The process ids of this process's children whose command line names ``module``."""
+    found = []
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            try:
+                command = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if module.encode() in command:
+                found.append(int(child))
+    return found
+
+
+def test_a_merge_whose_process_is_killed_fails_the_merge_only(tmp_path):
+    """The merge after an ingest runs in a process of its own (``store.rewrite``): killed (as
+    the kernel kills a process out of memory), the ingest says so, its batch stays
+    committed, the store is sound, and the next ingest does the merge."""
+    import threading
+
+    from kifudb.store.check import check_store
+    from kifudb.store.writer import MergeFailed
+
+    store = Store(tmp_path / "store")
+    for name in BEFORE_MERGE:
+        ingest_paths([RECORDS / name], store.root)
+    killed, done = [], threading.Event()
+
+    def kill_the_merge():
+        while not done.is_set() and not killed:
+            for child in _children_running("kifudb.store.rewrite"):
+                os.kill(child, signal.SIGKILL)
+                killed.append(child)
+            time.sleep(0.005)
+
+    killer = threading.Thread(target=kill_the_merge)
+    killer.start()
+    try:
+        with pytest.raises(MergeFailed) as failed:
+            ingest_paths([RECORDS / MERGED_AFTER], store.root)
+    finally:
+        done.set()
+        killer.join()
+    assert killed and killed[0] != os.getpid()
+    said = str(failed.value)
+    assert said.startswith("merging into batch b000005: its process was killed by SIGKILL "
+                           "(the kernel ends a process so when memory runs out): merging "
+                           "batches of the same size after the ingest failed, and only that"), said
+    assert "the ingest's batch b000004 is committed" in said
+    assert Store(store.root).manifest()["batches"] == ["b000001", "b000002", "b000003", "b000004"]
+    assert check_store(store.root).sound
+    again = ingest_paths([RECORDS / MERGED_AFTER], store.root)
+    assert again.games_added == 0 and again.merged == ["b000005"]  # the killed one's debris gone
+    assert Store(store.root).manifest()["batches"] == ["b000005"]
