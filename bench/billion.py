@@ -141,7 +141,7 @@ def measure(root: Path, lookups: int = 200, seed: int = 1) -> dict:
           f"{layout['search']['p99_bounded_ms']:.1f} ms; explorer p50 "
           f"{layout['explore']['median_ms']:.1f} ms p99 {layout['explore']['p99_bounded_ms']:.1f}"
           f" ms; kifudb check {out['check_s']} s; serve peak {out['serve']['server']['hwm_mb']:.0f}"
-          f" MB")
+          f" MB (its own {out['serve']['server']['own_peak_mb']:.0f} MB)")
     return out
 
 

@@ -165,12 +165,15 @@ def run_serve(store_dir, requests: int = 400, games=None) -> dict:
     """Load ``kifudb serve`` on ``store_dir``; print the table and the targets; the figures.
     The searches ask positions of ``games`` (``(start SFEN, [usi, …])``; default: those of
     the store's corpus under ``bench/results``)."""
+    from bench.store import OwnMemorySampler
+
     store_dir = Path(store_dir).resolve()
     popular = [{"sfen": s} for s in popular_positions(store_dir)]
     share = requests + WARM_UP
     searched = [{"sfen": s, "limit": 50}
                 for s in random_positions(store_dir, share * len(CLIENTS), games=games)]
     server, base = start_server(store_dir)
+    memory = OwnMemorySampler(server.pid).start()
     rows = []
     try:
         first = asyncio.run(_load(base, "/explore", popular, 1, len(popular), warm_up=False))
@@ -184,8 +187,9 @@ def run_serve(store_dir, requests: int = 400, games=None) -> dict:
             rows.append(asyncio.run(_load(base, "/search", own[WARM_UP:], clients, requests,
                                           warm=own[:WARM_UP])))
             print(table(rows[-1:]).splitlines()[-1], flush=True)
-        figures = process_figures(server.pid)
+        figures = {**process_figures(server.pid), **memory.stop()}
     finally:
+        memory.stop()
         server.terminate()
         server.communicate(timeout=30)
     print(table(rows))
@@ -200,8 +204,9 @@ def run_serve(store_dir, requests: int = 400, games=None) -> dict:
         print(f"target {name}: {value} — {'met' if met else 'MISSED'}")
     print(f"(the first asks of the {first['requests']} popular positions, every answer "
           f"computed: p50 {first['p50_ms']:.1f} ms, p99 {first['p99_ms']:.1f} ms)")
-    print(f"the server: peak resident memory {figures['hwm_mb']:,.0f} MB, "
-          f"{figures['cpu_s']:.1f} CPU s")
+    print(f"the server: peak resident memory {figures['hwm_mb']:,.0f} MB (its own at most "
+          f"{figures['own_peak_mb']:,.0f} MB, mapped files' pages at most "
+          f"{figures['files_peak_mb']:,.0f} MB), {figures['cpu_s']:.1f} CPU s")
     return {"positions": {"explore": len(popular), "search": len(searched)}, "runs": rows,
             "targets": targets, "server": figures}
 

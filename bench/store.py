@@ -162,6 +162,24 @@ class TreeSampler(ProcessSampler):
         return self.peak_kb
 
 
+class OwnMemorySampler(ProcessSampler):
+    """The peaks of one descendant's own memory (``RssAnon``: its heap, DuckDB's buffers) and
+    of the pages of files it maps (``RssFile``: the kernel takes them back when it needs
+    them); a process's ``VmHWM`` counts both."""
+
+    def __init__(self, pid: int, interval: float = 0.02):
+        super().__init__(interval)
+        self.pid, self.anon_kb, self.file_kb = pid, 0, 0
+
+    def sample(self, pids: list) -> None:
+        if self.pid in pids:
+            self.anon_kb = max(self.anon_kb, _status_kb(self.pid, "RssAnon:"))
+            self.file_kb = max(self.file_kb, _status_kb(self.pid, "RssFile:"))
+
+    def result(self) -> dict:
+        return {"own_peak_mb": self.anon_kb / 1024, "files_peak_mb": self.file_kb / 1024}
+
+
 # ----- the ingest and the compaction, each in a child process ---------------------------------------
 
 def child_ingest(files: str, store_dir: str, jobs: int, cluster=None) -> dict:
