@@ -297,12 +297,19 @@ def _equal(stored, merged) -> bool:
     return stored == merged
 
 
+#: what DuckDB may hold while an ingest reads what the store holds (``ingest_state``: every
+#: game's fingerprint, every file's digest); beyond it, it spills. Without a limit it took 142 MB
+#: for the 480k games of a 59M-position store, for arrays of 12 bytes a game
+STATE_MEMORY = "64MB"
+
+
 def ingest_state(store: Store, report: IngestReport) -> tuple:
     """What an ingest starts from (under ``store.writing()``): the ``FileDigests`` of the files
     stored, the ``Catalogue`` of the games stored, and the manifest's labels entry to commit
     (``report.stale_labels`` says when the store's labels are of other definitions)."""
     connection = store.connect()
     try:
+        connection.execute(f"SET memory_limit = '{STATE_MEMORY}'")
         known = FileDigests(connection)
         catalogue = Catalogue(store.manifest()["next_game"], store, connection)
     finally:
@@ -338,11 +345,12 @@ class FileDigests:
         if connection is None:
             return
         paths, digests = [], []
-        cursor = connection.execute("SELECT path, sha256 FROM files")
-        while rows := cursor.fetchmany(100_000):
-            paths.append(np.fromiter((_hash64(p) for p, _ in rows), np.uint64, len(rows)))
-            digests.append(np.fromiter((FileDigests.prefix(d) for _, d in rows), np.uint64,
-                                       len(rows)))
+        # streamed: a query's result is otherwise held whole (every path: 150 bytes a file)
+        for rows in connection.sql("SELECT path, sha256 FROM files").to_arrow_reader(100_000):
+            paths.append(np.fromiter(map(_hash64, rows.column(0).to_pylist()), np.uint64,
+                                     rows.num_rows))
+            digests.append(np.fromiter(map(FileDigests.prefix, rows.column(1).to_pylist()),
+                                       np.uint64, rows.num_rows))
         if paths:
             order = np.argsort(paths := np.concatenate(paths), kind="stable")
             self.paths, self.digests = paths[order], np.concatenate(digests)[order]
@@ -417,10 +425,14 @@ class Catalogue:
         self._texts: dict = {}  # one copy of each date and player name
         self._connection, self._batches = None, None
         if connection is not None:
-            stored = connection.execute(
+            stored = connection.sql(  # sorted by DuckDB (in bounded memory), read in slices
                 "SELECT ('0x' || any_value(fingerprint))::UBIGINT AS f, game FROM games_all "
-                "WHERE regexp_full_match(fingerprint, '[0-9a-f]{16}') GROUP BY game").fetchnumpy()
-            self.index.add(stored["f"], stored["game"])
+                "WHERE regexp_full_match(fingerprint, '[0-9a-f]{16}') GROUP BY game "
+                "ORDER BY f, game").to_arrow_reader(100_000)
+            slices = [(b.column(0).to_numpy(), b.column(1).to_numpy()) for b in stored]
+            if slices:
+                self.index.add_sorted(np.concatenate([f for f, _ in slices]),
+                                      np.concatenate([g for _, g in slices]))
             for f, g, detail, date, black, white in connection.execute(
                     f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
                     f"WHERE NOT regexp_full_match(fingerprint, '[0-9a-f]{{16}}') QUALIFY "
@@ -555,8 +567,12 @@ class _Index:
         if not len(fingerprints):
             return
         order = np.argsort(fingerprints, kind="stable")
-        self.runs.append((np.asarray(fingerprints, np.uint64)[order],
-                          np.asarray(games, np.int32)[order]))
+        self.add_sorted(np.asarray(fingerprints, np.uint64)[order],
+                        np.asarray(games, np.int32)[order])
+
+    def add_sorted(self, fingerprints, games) -> None:
+        """``add`` of fingerprints sorted already (no copy is made of them)."""
+        self.runs.append((np.asarray(fingerprints, np.uint64), np.asarray(games, np.int32)))
         while len(self.runs) > 1 and len(self.runs[-2][0]) <= 2 * len(self.runs[-1][0]):
             (f1, g1), (f2, g2) = self.runs.pop(), self.runs.pop()
             fingerprints, games = np.concatenate([f2, f1]), np.concatenate([g2, g1])
