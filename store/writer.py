@@ -472,6 +472,7 @@ class Catalogue:
             if self._connection is not None:
                 self._connection.close()
             self._connection = self.store.connect(manifest)
+            self._connection.execute(f"SET memory_limit = '{STATE_MEMORY}'")
             self._batches = manifest["batches"]
         return self._connection.execute(
             f"SELECT fingerprint, game, {_DETAIL_SQL}, date, black, white FROM games_all "
