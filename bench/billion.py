@@ -15,10 +15,10 @@ made in. Each part is
 
 and one JSON line per part goes to ``ROOT/parts.jsonl``. The batches a merge replaced are kept
 ``GRACE`` seconds (``KIFUDB_SUPERSEDED_GRACE``, unless it is set), not a day: no reader follows
-the build, and a day of merges would hold several times the store on disk. The run stops after the part that
-reaches ``--positions``, or at ``--until`` (a time of day, ``HH:MM``), or on Ctrl-C; run it
-again and it goes on from the last part ingested (a part half ingested is ingested again: the
-store converges). ``--measure`` measures the store as it is, and appends to
+the build, and a day of merges would hold several times the store on disk. The run stops after
+the part that reaches ``--positions``, or at ``--until`` (a time of day, ``HH:MM``), or on
+Ctrl-C; run it again and it goes on from the last part ingested (a part half ingested is
+ingested again: the store converges). ``--measure`` measures the store as it is, and appends to
 ``ROOT/measures.jsonl``: its positions and bytes a position, search and explorer latency
 (``bench.store.measure_layout``'s lookups, positions drawn from the first and the last part),
 ``kifudb check``'s time, and ``kifudb serve`` under ``bench.serve``'s load with its peak memory.

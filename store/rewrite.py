@@ -53,7 +53,7 @@ def in_child(store, manifest: dict, replaced: list, number: int, queries: dict, 
     if done.returncode < 0:
         why = f"was killed by {signal.Signals(-done.returncode).name}"
         if -done.returncode == signal.SIGKILL:
-            why += " (the kernel ends a process so when memory runs out)"
+            why += " (as the kernel ends a process that runs out of memory)"
     else:
         why = f"ended with status {done.returncode}"
     last = done.stderr.strip().splitlines()[-1:]

@@ -298,8 +298,8 @@ def _equal(stored, merged) -> bool:
 
 
 #: what DuckDB may hold while an ingest reads what the store holds (``ingest_state``: every
-#: game's fingerprint, every file's digest); beyond it, it spills. Without a limit it took 142 MB
-#: for the 480k games of a 59M-position store, for arrays of 12 bytes a game
+#: game's fingerprint, every file's digest; the catalogue's lookups); beyond it, it spills.
+#: (Its default is most of the machine's memory, and a process keeps what DuckDB took.)
 STATE_MEMORY = "64MB"
 
 

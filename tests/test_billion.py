@@ -2,7 +2,7 @@
 
 Each part is ingested with ``--cluster local:2`` in a child process, as at a billion positions;
 the parts together are one corpus, a run goes on from the last part ingested, and ``--measure``
-measures the store as it is."""
+says so when there is no store to measure yet."""
 
 import json
 

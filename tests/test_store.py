@@ -461,7 +461,7 @@ def test_a_merge_whose_process_is_killed_fails_the_merge_only(tmp_path):
     assert killed and killed[0] != os.getpid()
     said = str(failed.value)
     assert said.startswith("merging into batch b000005: its process was killed by SIGKILL "
-                           "(the kernel ends a process so when memory runs out): merging "
+                           "(as the kernel ends a process that runs out of memory): merging "
                            "batches of the same size after the ingest failed, and only that"), said
     assert "the ingest's batch b000004 is committed" in said
     assert Store(store.root).manifest()["batches"] == ["b000001", "b000002", "b000003", "b000004"]
