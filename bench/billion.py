@@ -2,9 +2,9 @@
 (issue 31), and the store measured at the sizes it passes.
 
 A part is ``PART_GAMES`` games of the seeded synthetic corpus (``bench.corpus``, about 4.9M
-positions), numbered on from the last part's: part ``k`` holds games ``k * PART_GAMES`` to
-``(k + 1) * PART_GAMES - 1``, so the parts together are one corpus whatever the order they were
-made in. Each part is
+positions; ``--part-games``), numbered on from the last part's: a part starts at the game after
+the last game of the parts before it, so the parts together are one corpus, whatever size each
+run gave its parts. Each part is
 
 1. written under ``ROOT/parts/NNNN`` (its files and its ``games.usi``);
 2. ingested into ``ROOT/store`` with ``--cluster local:2`` in a child process
@@ -14,7 +14,8 @@ made in. Each part is
    the positions the measurements look up are drawn from it);
 
 and one JSON line per part goes to ``ROOT/parts.jsonl``. The batches a merge replaced are kept
-``GRACE`` seconds (``KIFUDB_SUPERSEDED_GRACE``, unless it is set), not a day: no reader follows
+``GRACE`` seconds (``KIFUDB_SUPERSEDED_GRACE`` in the ingests' environment, unless this
+process has it set), not a day: no reader follows
 the build, and a day of merges would hold several times the store on disk. The run stops after
 the part that reaches ``--positions``, or at ``--until`` (a time of day, ``HH:MM``), or on
 Ctrl-C; run it again and it goes on from the last part ingested (a part half ingested is
@@ -78,19 +79,18 @@ def grow(root: Path, positions: int, until=None, keep_files: bool = False, seed:
     from bench.corpus import write_corpus
     from kifudb.store.folder import GRACE_VARIABLE
 
-    os.environ.setdefault(GRACE_VARIABLE, str(GRACE))  # the ingests' children read it
+    environment = {GRACE_VARIABLE: str(GRACE), **os.environ}  # what the ingests' children read
     root.mkdir(parents=True, exist_ok=True)
     done = parts_done(root)
     total = done[-1]["store_positions"] if done else 0
-    number = len(done)
+    number, first = len(done), sum(p["games"] for p in done)
     while total < positions and (until is None or datetime.datetime.now() < until):
         part = root / "parts" / f"{number:04d}"
         started = time.perf_counter()
-        corpus = write_corpus(part, seed=seed, first=number * part_games, count=part_games,
-                              quiet=True)
+        corpus = write_corpus(part, seed=seed, first=first, count=part_games, quiet=True)
         made = time.perf_counter() - started
         ingest = _child("--child-ingest", part / "files", root / "store", "--jobs", 2,
-                        "--cluster", "local:2")
+                        "--cluster", "local:2", env=environment)
         if not keep_files:
             shutil.rmtree(part / "files")
         total = stored_positions(root / "store")
@@ -105,7 +105,7 @@ def grow(root: Path, positions: int, until=None, keep_files: bool = False, seed:
               f"{ingest['ingest_hwm_mb']:.0f} MB, largest process "
               f"{ingest['ingest_process_peak_mb']:.0f} MB, {record['store_bytes'] / total:.2f} "
               f"bytes/position", flush=True)
-        number += 1
+        number, first = number + 1, first + corpus["games"]
 
 
 def measure(root: Path, lookups: int = 200, seed: int = 1) -> dict:
@@ -145,6 +145,13 @@ def measure(root: Path, lookups: int = 200, seed: int = 1) -> dict:
     return out
 
 
+def _games(text: str) -> int:
+    """``--part-games``: a whole number of games, at least one."""
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give how many games a part holds (1 or more)")
+    return int(text)
+
+
 def _until(text: str):
     hours, minutes = map(int, text.split(":"))
     now = datetime.datetime.now()
@@ -159,7 +166,7 @@ def main(argv=None) -> int:
     parser.add_argument("--positions", default="1G", help="grow the store to this many")
     parser.add_argument("--until", type=_until, help="start no part after HH:MM")
     parser.add_argument("--keep-files", action="store_true", help="keep the parts' record files")
-    parser.add_argument("--part-games", type=int, default=PART_GAMES, help="games a part")
+    parser.add_argument("--part-games", type=_games, default=PART_GAMES, help="games a part")
     parser.add_argument("--measure", action="store_true", help="measure the store as it is")
     args = parser.parse_args(argv)
     if args.measure:

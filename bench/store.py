@@ -220,9 +220,11 @@ def child_compact(store_dir: str) -> dict:
     return out
 
 
-def _child(*arguments) -> dict:
+def _child(*arguments, env: dict = None) -> dict:
+    """``python -m bench.store ARGUMENTS`` in a fresh interpreter (``env``: its environment, this
+    process's by default); the figures it printed."""
     command = [sys.executable, "-m", "bench.store", *map(str, arguments)]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env)
     if done.returncode != 0:
         raise RuntimeError(f"child {arguments[0]} failed ({done.returncode}):\n"
                            f"{done.stderr[-4000:]}")

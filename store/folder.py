@@ -70,16 +70,20 @@ from kifudb.store.tiers import BASE, merges
 __all__ = ["Store", "StoreError", "StoreDamaged", "FORMAT", "SUPERSEDED_GRACE", "write_table",
            "damage_message", "file_digest", "seal"]
 
-#: the environment variable that sets ``SUPERSEDED_GRACE`` (seconds)
+#: how long the batches a merge or a compaction replaced are kept, so that connections opened
+#: before it (an analyst's notebook, the dashboard) go on reading them; ``GRACE_VARIABLE`` in
+#: the writer's environment says otherwise (``superseded_grace``)
+SUPERSEDED_GRACE = 24 * 3600
 GRACE_VARIABLE = "KIFUDB_SUPERSEDED_GRACE"
 
 
-def _grace(default: float = 24 * 3600) -> float:
-    """``SUPERSEDED_GRACE``: a day, or the seconds ``KIFUDB_SUPERSEDED_GRACE`` says (a bulk
-    build that no reader follows keeps its merges' batches minutes, not a day of disk)."""
+def superseded_grace() -> float:
+    """Seconds the replaced batches are kept: ``SUPERSEDED_GRACE``, or what
+    ``KIFUDB_SUPERSEDED_GRACE`` says (a bulk build that no reader follows keeps them minutes,
+    not a day of disk); a ``StoreError`` if it is not a number of seconds."""
     text = os.environ.get(GRACE_VARIABLE)
     if text is None:
-        return default
+        return SUPERSEDED_GRACE
     try:
         seconds = float(text)
     except ValueError:
@@ -88,11 +92,6 @@ def _grace(default: float = 24 * 3600) -> float:
         raise StoreError(f"{GRACE_VARIABLE}={text!r}: it is how many seconds the batches a "
                          f"merge replaced are kept, a number of seconds (0 or more)")
     return seconds
-
-
-#: how long the batches a merge or a compaction replaced are kept, so that connections opened
-#: before it (an analyst's notebook, the dashboard) go on reading them
-SUPERSEDED_GRACE = _grace()
 #: the file in every batch (and tmp) folder that says which store wrote it
 MARK = "batch.json"
 #: rows per row group; the positions' are smaller, as a key lookup reads one of their row groups
@@ -421,7 +420,8 @@ class Store:
                 if child.is_dir() and self._ours(child, manifest):
                     shutil.rmtree(child, ignore_errors=True)
         now = time.time()
-        kept = [s for s in manifest.get("superseded", []) if s["at"] + SUPERSEDED_GRACE > now]
+        grace = superseded_grace()
+        kept = [s for s in manifest.get("superseded", []) if s["at"] + grace > now]
         expired = [s for s in manifest.get("superseded", []) if s not in kept]
         keep = set(manifest["batches"]) | {b for s in kept for b in s["batches"]}
         for name in (b for s in expired for b in s["batches"] if b not in keep):
@@ -597,7 +597,8 @@ class Store:
         try:
             folder = self._new_folder(manifest, name, replaces=replaced)
             spill = self._new_folder(manifest, "spill")
-            connection = self.connect(manifest)
+            # the views of the batches it replaces, not of the store (their files verified once)
+            connection = self.connect({**manifest, "batches": list(replaced)})
             connection.execute(f"SET temp_directory = {sql_string(str(spill))}")
             connection.execute(f"SET memory_limit = '{MERGE_MEMORY}'")
             connection.execute("SET preserve_insertion_order = false")
@@ -829,6 +830,21 @@ def digest_problem(path: Path, sealed) -> Optional[str]:
 #: time): each is hashed once while it is unchanged
 _VERIFIED: set = set()
 _VERIFIED_LOCK = threading.Lock()
+
+
+def verified_in(folders: list) -> list:
+    """The files of the batch ``folders`` this process has verified, as ``trust`` takes them
+    (``(path, inode, size, modification time)``: a file changed since is verified again)."""
+    prefixes = tuple(f"{folder}{os.sep}" for folder in folders)
+    with _VERIFIED_LOCK:
+        return [list(known) for known in _VERIFIED if known[0].startswith(prefixes)]
+
+
+def trust(verified: list) -> None:
+    """Take the files ``verified_in`` gave (another process of the same writer verified them)
+    as verified in this one."""
+    with _VERIFIED_LOCK:
+        _VERIFIED.update(tuple(known) for known in verified)
 
 
 def verify_batch(folder: Path) -> Optional[tuple]:

@@ -6,7 +6,10 @@ process, it took the ingest's client from 220 MB (its catalogue, the Dask client
 scheduler) to 750–800 MB at every large merge; run here, the client stays where it was, the
 child holds ``MERGE_MEMORY`` and its buffers (431 MB resident for 24.6M positions), and gives
 them all back as it exits. A child that the kernel kills (out of memory) fails the merge only:
-the writer says so (``MergeFailed``) and its commits stand.
+the writer says so (``MergeFailed``) and its commits stand. The child makes the views of the
+batches it replaces alone, and takes their files as verified where the writer verified them
+(``store.folder.trust``): verifying the whole store again, a merge of two batches of 420k
+positions in a store of 310M took 5.2 s, against 0.7 s.
 
 The writer holds the store's lock throughout; the child writes only in the store's ``tmp/``
 and ``batches/`` (the new batch, not yet committed: the writer commits it), and it dies with
@@ -40,9 +43,12 @@ def in_child(store, manifest: dict, replaced: list, number: int, queries: dict, 
              doing: str) -> str:
     """``store.rewrite_here(...)`` run in a child process: the new batch's name, or the
     child's error raised again (a ``StoreError`` that says so if the child was killed)."""
+    from kifudb.store.folder import verified_in
+
     job = {"root": str(store.root), "partition_rows": store.partition_rows,
            "manifest": manifest, "replaced": list(replaced), "number": number,
-           "queries": queries, "rows": rows, "doing": doing, "parent": os.getpid()}
+           "queries": queries, "rows": rows, "doing": doing, "parent": os.getpid(),
+           "verified": verified_in([store.batch_dir(b) for b in replaced])}
     done = subprocess.run([sys.executable, "-c", _CHILD], input=json.dumps(job),
                           capture_output=True, text=True)
     answer = _answer(done.stdout)
@@ -91,10 +97,11 @@ def _die_with(parent: int) -> None:
 
 def main() -> None:
     """The child: read the job, write the batch, say its name (or the error)."""
-    from kifudb.store.folder import Store  # the folder module runs this one in its child
+    from kifudb.store.folder import Store, trust  # the folder module runs this one in its child
 
     job = json.loads(sys.stdin.read())
     _die_with(job["parent"])
+    trust(job["verified"])  # the writer read these files' digests: not hashed again here
     store = Store(job["root"], partition_rows=job["partition_rows"])
     try:
         name = store.rewrite_here(job["manifest"], job["replaced"], job["number"],

@@ -303,3 +303,31 @@ def test_an_ingest_into_a_damaged_store_says_which_file(tmp_path):
     assert result.exit_code == 1, result.output
     assert "store damaged: batch b000001, file games.parquet" in result.output
     assert f"kifudb check --repair --store {store.root}" in result.output
+
+
+def test_the_writers_environment_sets_how_long_replaced_batches_stay(tmp_path, monkeypatch):
+    """``KIFUDB_SUPERSEDED_GRACE`` (seconds): 0 and the next writer removes what a compaction
+    replaced; a value that is not a number of seconds is said, and nothing is removed."""
+    from click.testing import CliRunner
+
+    from kifudb.cli import main
+    from kifudb.store.folder import GRACE_VARIABLE
+
+    store = Store(tmp_path / "store")
+    ingest_paths([SAMPLES], store.root)
+    ingest_paths([KIF], store.root)
+    with store.writing():
+        store.compact()
+    assert [s["batches"] for s in store.manifest()["superseded"]] == [["b000001", "b000002"]]
+    monkeypatch.setenv(GRACE_VARIABLE, "a day")
+    said = CliRunner().invoke(main, ["ingest", str(KIF), "--store", str(store.root)])
+    assert said.exit_code == 1 and said.output.strip().splitlines()[-1] == (
+        "Error: KIFUDB_SUPERSEDED_GRACE='a day': it is how many seconds the batches a merge "
+        "replaced are kept, a number of seconds (0 or more)"), said.output
+    assert store.batch_dir("b000001").exists()
+    monkeypatch.setenv(GRACE_VARIABLE, "0")
+    with store.writing():
+        pass
+    assert store.manifest()["superseded"] == []
+    assert not store.batch_dir("b000001").exists() and not store.batch_dir("b000002").exists()
+    assert games(Store(store.root)) == 14
