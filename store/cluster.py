@@ -69,7 +69,7 @@ import pyarrow.compute as pc
 from kifudb.ingest.pipeline import read_file
 from kifudb.ingest.read import record_files
 from kifudb.store.batch import Batch
-from kifudb.store.folder import Store, write_positions, write_table
+from kifudb.store.folder import Store, remove_marked, write_positions, write_table
 from kifudb.store.manifest import StoreError
 from kifudb.store.schema import SORTED, TABLES
 from kifudb.store.tiers import BASE
@@ -284,7 +284,7 @@ def _ingest(paths, store: Store, client, progress: bool, batch_positions: int) -
         catalogue.close()
         if writing is not None:  # an error: the batch being written is not committed
             writing.abandon()
-        shutil.rmtree(run, ignore_errors=True)
+        remove_marked(run)
     return report
 
 
@@ -622,7 +622,7 @@ class _Commit:
     def abandon(self) -> None:
         if self.client.status == "running":
             self.future.cancel()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        remove_marked(self.folder)
 
 
 def write_batch(pieces: list, rows: list, folder: str, number: int, client_tables: dict) -> int:

@@ -29,8 +29,11 @@ its games once it commits::
 
 What a writer may delete (``Store.writing``): only what it can prove is its own — a folder of
 ``tmp/`` or ``batches/`` that the manifest does not name and that carries this store's mark
-(an interrupted commit), the superseded batches of a compaction once their grace period is over
-(the manifest lists them), and the ``kifudb.duckdb.<id>.tmp`` files of an interrupted refresh.
+(an interrupted commit), a folder of ``tmp/`` that a writer was killed making (named by an id,
+holding nothing but an unfinished mark), the superseded batches of a compaction once their
+grace period is over (the manifest lists them), and the ``kifudb.duckdb.<id>.tmp`` files of an
+interrupted refresh. A marked folder is removed mark last (``remove_marked``), so that a writer
+killed while it removes one leaves it marked.
 A folder without a manifest is a store only if it is empty: a writer refuses a folder that
 holds anything else (a store whose manifest was lost, or the wrong folder), and never reuses a
 batch name that exists on disk.
@@ -109,6 +112,8 @@ MERGE_MEMORY = "256MB"
 #: written on one thread, as two threads' buffers of them do not fit ``MERGE_MEMORY``
 ONE_THREAD = ("games", "sources")
 POSITIONS_ROW_GROUP = 8192
+#: the name of a folder ``Store._new_folder`` makes in ``tmp/``
+_NEW_FOLDER = re.compile(r"[0-9a-f]{32}")
 _REFRESH_TMP = re.compile(r"kifudb\.duckdb\.[0-9a-f]{32}\.tmp(\.wal)?")
 
 
@@ -417,20 +422,20 @@ class Store:
         tmp = self.root / "tmp"
         if tmp.is_dir():
             for child in tmp.iterdir():
-                if child.is_dir() and self._ours(child, manifest):
-                    shutil.rmtree(child, ignore_errors=True)
+                if child.is_dir() and self._ours(child, manifest) or _unmarked_new(child):
+                    remove_marked(child)
         now = time.time()
         grace = superseded_grace()
         kept = [s for s in manifest.get("superseded", []) if s["at"] + grace > now]
         expired = [s for s in manifest.get("superseded", []) if s not in kept]
         keep = set(manifest["batches"]) | {b for s in kept for b in s["batches"]}
         for name in (b for s in expired for b in s["batches"] if b not in keep):
-            shutil.rmtree(self.batch_dir(name), ignore_errors=True)
+            remove_marked(self.batch_dir(name))
         folder = self.root / "batches"
         if folder.is_dir():
             for child in folder.iterdir():
                 if child.name not in keep and child.is_dir() and self._ours(child, manifest):
-                    shutil.rmtree(child, ignore_errors=True)
+                    remove_marked(child)
         for child in self.root.iterdir():
             if _REFRESH_TMP.fullmatch(child.name) or child.name == "manifest.json.tmp":
                 with contextlib.suppress(OSError):
@@ -463,8 +468,7 @@ class Store:
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
         if replaces:
             mark["replaces"] = list(replaces)
-        with open(folder / MARK, "w", encoding="utf-8") as stream:
-            json.dump(mark, stream)
+        _write_mark(folder, mark)
         return folder
 
     def _install(self, folder: Path, name: str) -> None:
@@ -510,7 +514,7 @@ class Store:
             self._install(folder, name)
         except BaseException as error:
             if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+                remove_marked(folder)
             if isinstance(error, OSError):
                 raise self._disk_error(error, f"writing batch {name}") from None
             raise
@@ -619,11 +623,11 @@ class Store:
             self._install(folder, name)
         except (OSError, duckdb.Error) as error:
             if folder is not None:
-                shutil.rmtree(folder, ignore_errors=True)
+                remove_marked(folder)
             raise self._disk_error(error, f"{doing} batch {name}") from None
         finally:
             if spill is not None:
-                shutil.rmtree(spill, ignore_errors=True)
+                remove_marked(spill)
         return name
 
     def _replace(self, manifest: dict, replaced: list, name: str, changes: dict) -> None:
@@ -888,12 +892,58 @@ def seal(folder: Path) -> None:
         mark = {}
     files = {path.name: file_digest(path) for path in sorted(folder.glob("*.parquet"))}
     mark.update(files=files, digest=files_digest(files))
+    _write_mark(folder, mark, durable=True)
+
+
+def _write_mark(folder: Path, mark: dict, durable: bool = False) -> None:
+    """Write ``folder``'s mark whole or not at all (``MARK.tmp``, renamed): a writer killed
+    while it marks a new folder leaves it holding nothing, or only ``MARK.tmp``
+    (``_unmarked_new``)."""
     tmp = folder / f"{MARK}.tmp"
     with open(tmp, "w", encoding="utf-8") as stream:
         json.dump(mark, stream)
-        stream.flush()
-        os.fsync(stream.fileno())
+        if durable:
+            stream.flush()
+            os.fsync(stream.fileno())
     os.replace(tmp, folder / MARK)
+
+
+def remove_marked(folder: Path) -> None:
+    """Remove a marked folder (a batch, or a folder of ``tmp/``) and what it holds. It is first
+    renamed (an id, in the same place), so that nothing writes into it by its name any more (a
+    worker still writing a batch its client gave up), and its mark goes last: a writer killed
+    half-way leaves a marked folder, which the next writer removes."""
+    doomed = folder.with_name(uuid.uuid4().hex)
+    try:
+        os.rename(folder, doomed)
+    except FileNotFoundError:
+        return
+    except OSError:
+        doomed = folder  # removed where it is
+    try:
+        entries = list(os.scandir(doomed))
+    except OSError:
+        return
+    for entry in sorted(entries, key=lambda entry: entry.name == MARK):
+        with contextlib.suppress(OSError):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+    with contextlib.suppress(OSError):
+        os.rmdir(doomed)
+
+
+def _unmarked_new(folder: Path) -> bool:
+    """True for a folder of ``tmp/`` that a writer was killed making: named as
+    ``Store._new_folder`` names them, holding nothing but an unfinished mark (nothing is
+    written into a folder before its mark)."""
+    if not _NEW_FOLDER.fullmatch(folder.name) or not folder.is_dir():
+        return False
+    try:
+        return {entry.name for entry in os.scandir(folder)} <= {f"{MARK}.tmp"}
+    except OSError:
+        return False
 
 
 def write_positions(table: pa.Table, folder: Path, partition_rows: int = PARTITION_ROWS) -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from kifudb.store.folder import SUPERSEDED_GRACE, Store, StoreDamaged, StoreError
+from kifudb.store.folder import (SUPERSEDED_GRACE, Store, StoreDamaged, StoreError,
+                                 remove_marked)
 from kifudb.store.writer import ingest_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +66,46 @@ def test_only_its_own_debris_is_removed(tmp_path):
     # a name that exists on disk is never reused
     assert report.batches == ["b000010"]
     assert games(store) == 14
+
+
+def test_a_folder_whose_writer_was_killed_making_it_is_removed(tmp_path):
+    """A writer killed in ``Store._new_folder`` leaves an empty folder, or one holding only its
+    unfinished mark; one killed while it removes a marked folder leaves the mark: the next
+    writer removes them all, and still leaves a folder that holds anything else."""
+    store = Store(tmp_path / "store")
+    ingest_paths([SAMPLES], store.root)
+    tmp = store.root / "tmp"
+    empty, unfinished, stranger = (tmp / f"{n:032x}" for n in (1, 2, 3))
+    for folder in (empty, unfinished, stranger):
+        folder.mkdir(parents=True)
+    (unfinished / "batch.json.tmp").write_text('{"store_id": "', encoding="utf-8")
+    (stranger / "data.bin").write_bytes(b"x")
+    with store.writing():
+        half = store._new_folder(store.manifest(), "b000002")
+    (half / "games.parquet").write_bytes(b"half written")
+    ingest_paths([KIF], store.root)
+    assert sorted(tmp.iterdir()) == [stranger]
+    assert (stranger / "data.bin").read_bytes() == b"x"
+
+
+def test_a_marked_folder_is_removed_mark_last_and_nothing_writes_into_it_after(tmp_path,
+                                                                              monkeypatch):
+    store = Store(tmp_path / "store")
+    ingest_paths([SAMPLES], store.root)
+    with store.writing():
+        folder = store._new_folder(store.manifest(), "b000002")
+    (folder / "games.parquet").write_bytes(b"x")
+    (folder / "spill").mkdir()
+    (folder / "spill" / "0.block").write_bytes(b"y")
+    removed = []
+    unlink = os.unlink
+    monkeypatch.setattr(os, "unlink", lambda path, **at: removed.append(os.path.basename(path))
+                        or unlink(path, **at))
+    remove_marked(folder)
+    assert removed[-1] == "batch.json" and not folder.exists()
+    assert list((store.root / "tmp").iterdir()) == []
+    with pytest.raises(FileNotFoundError):  # a worker still writing by its name
+        (folder / "positions.parquet").write_bytes(b"z")
 
 
 def test_a_game_longer_than_32767_plies_is_stored_with_the_other_files(tmp_path):
