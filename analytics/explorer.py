@@ -95,8 +95,8 @@ def search_answer(store, position, *, mirror: bool = False, offset: int = 0, lim
     ``occurrences`` and ``games`` (how many in all), ``offset``, ``limit`` and the page of
     ``hits`` (``SEARCH_HIT``), newest games first."""
     if not filters:  # every game: the count and the page from one answer in Arrow
-        whole = unfiltered_search(store, position, mirror, one_per_game)
-        total, page = whole.counts(), whole.page(offset, limit)
+        found = unfiltered_search(store, position, mirror, one_per_game, offset, limit)
+        total, page = found.counts(), found.page()
     else:  # two queries on the position's rows, looked up once
         total = occurrences(store, position, mirror=mirror, filters=filters)
         page = search_table(store, position, mirror, limit, offset, one_per_game,

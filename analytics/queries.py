@@ -47,8 +47,10 @@ from kifudb.analytics.results import Results, count_columns
 from kifudb.core.move import MOVE_CODES, code_move, code_usi
 from kifudb.core.notation import ki2_move, kif_move
 from kifudb.core.position import Position
-from kifudb.store.engine import (fetch, fetch_arrow, game_rows, game_summary, games, hits,
-                                 hits_with_dates, moves, sources)
+from kifudb.store.engine import (fetch, fetch_arrow, fold_shown_hits, game_rows, game_summary,
+                                 games, hits, moves, sources)
+from kifudb.store.folder import POSITIONS_ROW_GROUP
+from kifudb.store.lookup import HITS_SCHEMA
 from kifudb.store.schema import EVALUATION as EVALUATION_COLUMNS
 
 __all__ = ["search", "search_table", "unfiltered_search", "occurrences", "explore", "game_info",
@@ -122,7 +124,7 @@ def search_table(store, position, mirror: bool = False, limit: Optional[int] = N
     """``search`` as an Arrow table (dates as dates), as DuckDB or the Arrow join made it
     (``unfiltered_search`` without filters): the Python API's."""
     if not filters:
-        return unfiltered_search(store, position, mirror, one_per_game).page(offset, limit)
+        return unfiltered_search(store, position, mirror, one_per_game, offset, limit).page()
     statement = search_statement(position, limit=limit, offset=offset,
                                  one_per_game=one_per_game, filters=filters)
     return with_usi(fetch_arrow(store, statement, keys=hit_keys(position, mirror)))
@@ -144,46 +146,90 @@ def _usi_texts() -> pa.Array:
 
 
 class Found(NamedTuple):
-    """An unfiltered search's answer: its rows in ``search``'s order (``hits``' columns and the
-    game's date), the counts ``occurrences`` says, and the store, of which a page reads the
-    summaries of its games alone (``store.engine.game_rows``)."""
+    """An unfiltered search's answer: the rows of its page in ``search``'s order (``hits``'
+    columns and the game's date), the counts ``occurrences`` says, and the store, of which
+    the page reads the summaries of its games alone (``store.engine.game_rows``)."""
 
     rows: pa.Table
     occurrences: int
     games: int
     store: object
 
-    def page(self, offset: int = 0, limit: Optional[int] = None) -> pa.Table:
-        """``search_table``'s rows of the page that starts at ``offset`` (``limit`` at most)."""
-        offset = checks.at_least(offset, "offset", 0)
-        if limit is not None:
-            checks.at_least(limit, "limit", 1)
-        rows = self.rows.slice(offset, limit)
-        shown = game_rows(self.store, rows.column("game"))
-        return with_usi(pa.table({name: (rows if name in _FROM_HITS else shown).column(name)
+    def page(self) -> pa.Table:
+        """``search_table``'s rows of the page."""
+        shown = game_rows(self.store, self.rows.column("game"))
+        return with_usi(pa.table({name: (self.rows if name in _FROM_HITS else shown).column(name)
                                   for name in SEARCH_HIT}))
 
     def counts(self) -> dict:
         return {"occurrences": self.occurrences, "games": self.games}
 
 
-def unfiltered_search(store, position, mirror: bool = False, one_per_game: bool = False) -> Found:
+def unfiltered_search(store, position, mirror: bool = False, one_per_game: bool = False,
+                      offset: int = 0, limit: Optional[int] = None) -> Found:
     """``search`` and ``occurrences`` for every game the store shows, without a query of the
-    positions: the position's rows looked up, ordered by their games' dates
-    (``store.engine.hits_with_dates``) as ``search_statement`` orders them (the tests hold the
-    two to the same answers); a page reads its games' summaries (``Found.page``)."""
-    found, dates = hits_with_dates(store, hit_keys(position, mirror))
-    rows = found.select(list(_FROM_HITS)).append_column("date", dates)
-    games = pc.count_distinct(found.column("game")).as_py() if rows.num_rows else 0
-    occurrences = rows.num_rows
-    if one_per_game and rows.num_rows:  # each game's first row (by ply, then not mirrored)
-        first = pc.sort_indices(rows, [("game", "ascending"), ("ply", "ascending"),
-                                       ("mirrored", "ascending")]).to_numpy()
-        ids = rows.column("game").to_numpy()[first]
-        rows = rows.take(first[np.r_[True, ids[1:] != ids[:-1]]])
-    order = pc.sort_indices(rows, [("date", "descending", "at_end"),
-                                   ("game", "ascending", "at_end"), ("ply", "ascending", "at_end")])
-    return Found(rows.take(order), occurrences, games, store)
+    positions: the position's rows looked up a row group at a time
+    (``store.engine.fold_shown_hits``), every one counted, and the first ``offset + limit`` in
+    the order of ``search_statement`` kept as they come (``_newest``: the tests hold the two
+    to the same answers), so that a search of the start position holds its page, not every
+    game; the page (from ``offset``) reads its games' summaries (``Found.page``)."""
+    offset = checks.at_least(offset, "offset", 0)
+    keep = None if limit is None else offset + checks.at_least(limit, "limit", 1)
+    rows, occurrences, games = fold_shown_hits(
+        store, hit_keys(position, mirror),
+        functools.partial(_newest, keep=keep, one_per_game=one_per_game))
+    return Found(rows.slice(offset), occurrences, games, store)
+
+
+#: the columns a search keeps of a position's rows as they come (``_newest``)
+_KEPT = pa.schema([*(HITS_SCHEMA.field(name) for name in _FROM_HITS), ("date", pa.date32())])
+#: ``search``'s order: newest first, undated last, then by game, ply, and not mirrored first
+_ORDER = [("date", "descending", "at_end"), ("game", "ascending", "at_end"),
+          ("ply", "ascending", "at_end"), ("mirrored", "ascending", "at_end")]
+
+
+def _newest(chunks, keep: Optional[int], one_per_game: bool) -> tuple:
+    """``(rows, occurrences, games)`` of a search's ``chunks`` (``(hits, dates)`` pairs, see
+    ``store.engine.fold_shown_hits``): its first ``keep`` rows in ``_ORDER`` (all of them if
+    ``keep`` is None; with ``one_per_game``, each game's first), every row counted, and the
+    games (a bit a game id). Rows older than the last of ``keep`` rows held are not kept."""
+    occurrences, seen, held, floor = 0, np.zeros(0, np.uint8), [], None
+    for hits, dates in chunks:
+        if not hits.num_rows:
+            continue
+        occurrences += hits.num_rows
+        seen = _mark(seen, hits.column("game").to_numpy())
+        rows = hits.select(list(_FROM_HITS)).append_column("date", dates)
+        if floor is not None:  # nulls (undated) go after every date: dropped too
+            rows = rows.filter(pc.greater_equal(rows.column("date"), floor))
+        held.append(rows)
+        if keep is not None and sum(t.num_rows for t in held) > 2 * keep + POSITIONS_ROW_GROUP:
+            held = [_ordered(pa.concat_tables(held), one_per_game).slice(0, keep)]
+            last = held[0].column("date")[keep - 1] if held[0].num_rows == keep else None
+            floor = last if last is not None and last.is_valid else None
+    rows = _ordered(pa.concat_tables(held) if held else _KEPT.empty_table(), one_per_game)
+    return (rows if keep is None else rows.slice(0, keep)), occurrences, int(
+        np.bitwise_count(seen).sum())
+
+
+def _ordered(rows: pa.Table, one_per_game: bool) -> pa.Table:
+    """``rows`` in ``_ORDER``; with ``one_per_game``, each game's first row alone (a game's
+    rows are together: they share its date)."""
+    rows = rows.take(pc.sort_indices(rows, _ORDER))
+    if one_per_game and rows.num_rows:
+        ids = rows.column("game").to_numpy()
+        rows = rows.filter(pa.array(np.r_[True, ids[1:] != ids[:-1]]))
+    return rows
+
+
+def _mark(seen: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """``seen`` (a bit a game id), grown as needed, with the bits of ``games`` set."""
+    top = int(games.max()) >> 3
+    if top >= len(seen):
+        seen = np.concatenate([seen, np.zeros(max(top + 1, 2 * len(seen)) - len(seen),
+                                              np.uint8)])
+    np.bitwise_or.at(seen, games >> 3, np.left_shift(1, games & 7).astype(np.uint8))
+    return seen
 
 
 def search_statement(position, *, limit: Optional[int] = None, offset: int = 0,
@@ -216,7 +262,7 @@ def occurrences(store, position, mirror: bool = False, *,
     ``mirror``, its mirror image too) and in how many games, without fetching them (in the
     games of ``filters``, as ``search``)."""
     if not filters:
-        return unfiltered_search(store, position, mirror).counts()
+        return unfiltered_search(store, position, mirror, limit=1).counts()
     return fetch(store, occurrences_statement(position, filters=filters),
                  keys=hit_keys(position, mirror))[0]
 

@@ -275,10 +275,12 @@ def _frame_in_child(name: str, store: str) -> tuple:
 
     def direct():
         cursor = handle.database.cursor()
-        if not name.endswith("games"):
-            from kifudb.analytics.queries import hit_keys
-            engine._register_hits(cursor, hit_keys("startpos"), handle)
-        return cursor.sql(sql).pl()
+        if name.endswith("games"):
+            return cursor.sql(sql).pl()
+        from kifudb.analytics.queries import hit_keys
+
+        with engine._hits_registered(cursor, hit_keys("startpos"), handle):
+            return cursor.sql(sql).pl()
 
     best = _best(api if name.startswith("api") else direct, 3)
     return best, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -55,7 +56,7 @@ class _File:
     """One positions file: its path, Parquet metadata and row groups' key minima and maxima,
     and a reader per thread (threads do not share one)."""
 
-    __slots__ = ("path", "metadata", "low", "high", "_columns", "_readers")
+    __slots__ = ("path", "metadata", "low", "high", "sizes", "_columns", "_readers")
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -68,6 +69,7 @@ class _File:
         else:
             self.low = np.array([s.min for s in stats], np.uint64)
             self.high = np.array([s.max for s in stats], np.uint64)
+        self.sizes = np.array([group.num_rows for group in groups], np.int64)
         schema = self.metadata.schema.to_arrow_schema()
         self._columns = [schema.get_field_index(name) for name in _READ]
         self._readers = threading.local()
@@ -79,13 +81,18 @@ class _File:
                                                            memory_map=True)
         return reader
 
-    def rows(self, key: int) -> list:
+    def most_rows(self, key: int) -> int:
+        """The rows of the row groups whose statistics say they may hold ``key``."""
+        wanted = np.uint64(key)
+        return int(self.sizes[(self.low <= wanted) & (wanted <= self.high)].sum())
+
+    def rows(self, key: int) -> Iterator[pa.Table]:
         """The Arrow tables (``_READ``'s columns after the key) of the rows of ``key``: one per
-        row group that holds it. A group's keys are read first, and its other columns only if it
-        holds the key (a key is in one batch of several, most often)."""
+        row group that holds it, read as they are asked for. A group's keys are read first, and
+        its other columns only if it holds the key (a key is in one batch of several, most
+        often)."""
         wanted = np.uint64(key)
         group = int(np.searchsorted(self.high, wanted))
-        found = []
         while group < len(self.low) and self.low[group] <= wanted:
             reader = self._reader().reader
             keys = reader.read_row_group(group, column_indices=self._columns[:1]).column(0).to_numpy()
@@ -93,9 +100,8 @@ class _File:
             stop = int(np.searchsorted(keys, wanted, "right"))
             if stop > start:
                 rest = reader.read_row_group(group, column_indices=self._columns[1:])
-                found.append(rest.select(_READ[1:]).slice(start, stop - start))
+                yield rest.select(_READ[1:]).slice(start, stop - start)
             group += 1
-        return found
 
 
 class KeyIndex:
@@ -116,23 +122,46 @@ class KeyIndex:
                 self._files.setdefault(path, known)
         return known
 
+    def most_rows(self, keys: dict) -> int:
+        """At most how many rows ``rows`` gives for ``keys``, from the row groups' statistics
+        alone (no row read): what says whether a lookup is kept or streamed
+        (``store.engine``)."""
+        total = 0
+        for key in keys:
+            for path in self._covering(key):
+                try:
+                    total += self._file(path).most_rows(key)
+                except (OSError, pa.ArrowException) as error:
+                    raise self._damaged(path, error) from error
+        return total
+
     def rows(self, keys: dict) -> pa.Table:
         """The positions rows of ``keys`` (``{key: mirrored}``) as one Arrow table
         (``HITS_SCHEMA``), the keys in the given order, each batch's rows in key order."""
-        parts = []
-        for key, mirrored in keys.items():
-            for folder, names in self._names.items():
-                name = partitions.covering(names, key)
-                if name is None:
-                    continue
-                path = folder / name
-                try:
-                    tables = self._file(path).rows(key)
-                except (OSError, pa.ArrowException) as error:
-                    raise StoreDamaged(damaged_file(self._root, path.parent.name, path.name,
-                                                    (str(error).splitlines()
-                                                     or [type(error).__name__])[0])) from error
-                for table in tables:
-                    flag = pa.array(np.full(table.num_rows, bool(mirrored)))
-                    parts.append(pa.Table.from_arrays([*table.columns, flag], schema=HITS_SCHEMA))
+        parts = list(self.chunks(keys))
         return pa.concat_tables(parts) if parts else HITS_SCHEMA.empty_table()
+
+    def chunks(self, keys: dict) -> Iterator[pa.Table]:
+        """``rows``, a row group's rows at a time (at most ``POSITIONS_ROW_GROUP``): what a
+        search that keeps a page alone holds of a position found in every game. Within a key
+        and a batch, the rows come by game, then ply."""
+        for key, mirrored in keys.items():
+            for path in self._covering(key):
+                try:
+                    for table in self._file(path).rows(key):
+                        flag = pa.array(np.full(table.num_rows, bool(mirrored)))
+                        yield pa.Table.from_arrays([*table.columns, flag], schema=HITS_SCHEMA)
+                except (OSError, pa.ArrowException) as error:
+                    raise self._damaged(path, error) from error
+
+    def _covering(self, key: int) -> Iterator[Path]:
+        """The positions file of each batch whose key range holds ``key``."""
+        for folder, names in self._names.items():
+            name = partitions.covering(names, key)
+            if name is not None:
+                yield folder / name
+
+    def _damaged(self, path: Path, error: Exception) -> StoreDamaged:
+        """The error of a positions file that cannot be read, naming it."""
+        return StoreDamaged(damaged_file(self._root, path.parent.name, path.name,
+                                         (str(error).splitlines() or [type(error).__name__])[0]))

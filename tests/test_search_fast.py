@@ -12,6 +12,7 @@ from pathlib import Path
 
 import duckdb
 import httpx2
+import numpy as np
 import pytest
 
 from bench.serve import start_server
@@ -54,11 +55,67 @@ def test_unfiltered_search_answers_as_the_query(dashboard_store):
         mirror = number % 2 == 1
         for one_per_game, offset, limit in ((False, 0, None), (True, 0, None), (False, 2, 5)):
             counts, rows = _by_query(dashboard_store, sfen, mirror, one_per_game, offset, limit)
-            found = unfiltered_search(dashboard_store, sfen, mirror, one_per_game)
+            found = unfiltered_search(dashboard_store, sfen, mirror, one_per_game, offset, limit)
             assert found.counts() == counts, sfen
-            assert found.page(offset, limit).to_pylist() == rows, (sfen, mirror, one_per_game)
+            assert found.page().to_pylist() == rows, (sfen, mirror, one_per_game)
             compared += len(rows)
     assert compared > 300
+
+
+def test_a_search_that_keeps_its_page_as_rows_come_answers_as_the_query(dashboard_store,
+                                                                        monkeypatch):
+    """The page kept as the rows come, reduced after every row group (not after thousands of
+    rows, as in a store of this size): the same answers as the query, with and without the
+    mirror image and one row per game, on the start (in most games) and a later position."""
+    from kifudb.analytics import queries
+    from kifudb.analytics.position_input import position_from_moves
+
+    monkeypatch.setattr(queries, "POSITIONS_ROW_GROUP", 0)
+    later = position_from_moves("7g7f 3c3d").sfen()
+    for sfen in ("startpos", later):
+        for mirror, one_per_game, offset, limit in ((False, False, 0, 1), (True, True, 2, 3),
+                                                    (False, True, 5, 4), (True, False, 1, 6)):
+            counts, rows = _by_query(dashboard_store, sfen, mirror, one_per_game, offset, limit)
+            found = unfiltered_search(dashboard_store, sfen, mirror, one_per_game, offset, limit)
+            assert found.counts() == counts and len(rows) == limit, (sfen, mirror)
+            assert found.page().to_pylist() == rows, (sfen, mirror, one_per_game, offset)
+
+
+def test_a_search_holds_its_page_whatever_the_occurrences(monkeypatch):
+    """``_newest`` on 50 and on 200 row groups of rows (repeated games, undated games, the
+    mirror image): the page of the whole sort, and at most the same rows held at once."""
+    import numpy as np
+    import pyarrow as pa
+
+    from kifudb.analytics import queries
+
+    def chunks(count: int):
+        random = np.random.default_rng(count)
+        for _ in range(count):
+            games = np.sort(random.integers(1, 40 * count, 1000)).astype(np.int32)
+            hits = pa.table({"game": games, "ply": random.integers(0, 200, 1000, np.int32),
+                             "next_move": np.zeros(1000, np.int16),
+                             "black_to_move": np.ones(1000, bool),
+                             "mirrored": random.integers(0, 2, 1000).astype(bool)})
+            days = pa.array(games % 3000, pa.int32()).cast(pa.date32())
+            yield hits, pa.array(days.to_pylist(), mask=games % 7 == 0)  # some undated
+
+    held = []
+    ordered = queries._ordered
+    monkeypatch.setattr(queries, "_ordered", lambda rows, one: held.append(rows.num_rows)
+                        or ordered(rows, one))
+    peaks = []
+    for count in (50, 200):
+        for one_per_game in (False, True):
+            whole, occurrences, games = queries._newest(chunks(count), None, one_per_game)
+            held.clear()
+            page, counted, distinct = queries._newest(chunks(count), 30, one_per_game)
+            assert page.equals(whole.slice(0, 30)) and page.num_rows == 30
+            assert counted == occurrences == 1000 * count
+            assert distinct == games == len(np.unique(np.concatenate(
+                [h.column("game").to_numpy() for h, _ in chunks(count)])))
+            peaks.append(max(held))
+    assert max(peaks) <= 2 * 30 + queries.POSITIONS_ROW_GROUP + 1000
 
 
 def test_lookup_equals_the_positions_view_across_batches_and_key_ranges(tmp_path, monkeypatch):
@@ -109,6 +166,67 @@ def test_a_damaged_positions_file_is_named(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(StoreDamaged) as damaged:
         index.rows({Position().key(): False})
+    assert f"batch {batch}, file {path.name}" in str(damaged.value)
+    assert "kifudb check --repair" in str(damaged.value)
+
+
+def _keyed_answers(store_dir) -> dict:
+    """The answers of every question that reads a position's rows (``hits``)."""
+    from kifudb.analytics.explorer import explorer_answer, search_answer
+    from kifudb.analytics.export import chosen_games
+    from kifudb.analytics.filters import GameFilter
+    from kifudb.analytics.position_history import position_history
+    from kifudb.analytics.position_input import position_from_moves
+    from kifudb.analytics.queries import occurrences
+
+    longer = GameFilter(moves_from=20)
+    answers = {}
+    for moves in ("", "7g7f 3c3d"):
+        position = position_from_moves(moves)
+        answers[moves] = [explorer_answer(store_dir, position),
+                          explorer_answer(store_dir, position, filters=longer),
+                          search_answer(store_dir, position, mirror=True, limit=7,
+                                        filters=longer),
+                          occurrences(store_dir, position, mirror=True, filters=longer),
+                          position_history(store_dir, position),
+                          chosen_games(store_dir, longer, position=position)]
+    return answers
+
+
+def test_a_position_in_many_games_is_streamed_into_its_query(dashboard_store, monkeypatch):
+    """Every question on a position's rows, with the rows kept (as for a rare position) and
+    streamed into a table of the query's connection (as for a position of the openings):
+    the same answers, and, asked twice, nothing of the first left on the pooled connections."""
+    from kifudb.store import engine
+
+    kept = _keyed_answers(dashboard_store)
+    monkeypatch.setattr(engine, "STREAMED_ROWS", 0)
+    engine._handle(Store(dashboard_store)).lookups.clear()
+    for _ in range(2):
+        assert _keyed_answers(dashboard_store) == kept
+    assert all(len(answer["moves"]) > 1 for answer in kept[""][:2])
+    assert all(answer["games"] > 1 for answer in (kept["7g7f 3c3d"][0], kept[""][2]))
+
+
+def test_a_damaged_positions_file_met_by_a_streamed_query_is_named(tmp_path, monkeypatch):
+    """The damaged file of ``test_a_damaged_positions_file_is_named`` read by a query of the
+    explorer as a stream: the lookup's message (which file, how to repair it), not DuckDB's
+    error around it."""
+    from kifudb.analytics.queries import explore
+    from kifudb.store import engine
+
+    monkeypatch.setattr(engine, "STREAMED_ROWS", 0)
+    store_dir = tmp_path / "store"
+    ingest_paths([str(RECORDS / "apery-wcsc28")], store_dir)
+    store = Store(store_dir)
+    assert explore(store_dir, Position())  # the footers read and kept
+    batch = store.manifest()["batches"][0]
+    path = store.batch_dir(batch) / store.positions_files(batch)[0]
+    data = bytearray(path.read_bytes())
+    data[4:4 + 4096] = b"\xff" * 4096
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreDamaged) as damaged:
+        explore(store_dir, Position())
     assert f"batch {batch}, file {path.name}" in str(damaged.value)
     assert "kifudb check --repair" in str(damaged.value)
 
@@ -168,9 +286,9 @@ def test_a_reading_process_holds_no_row_per_game(dashboard_store):
     memory, not read into it; the folder goes when the process ends."""
     from kifudb.store import engine
 
-    found = unfiltered_search(dashboard_store, "startpos")
-    assert found.games > 5 and [r["game"] for r in found.page(0, 5).to_pylist()] == \
-        found.rows.column("game").to_pylist()[:5]
+    found = unfiltered_search(dashboard_store, "startpos", limit=5)
+    assert found.games > 5 and [r["game"] for r in found.page().to_pylist()] == \
+        found.rows.column("game").to_pylist()
     handle = engine._handle(Store(dashboard_store))
     (path, temporary, limit), = handle.database.sql(
         "SELECT d.path, t.temporary, current_setting('memory_limit') FROM duckdb_tables() t "
@@ -182,8 +300,14 @@ def test_a_reading_process_holds_no_row_per_game(dashboard_store):
 
     before = pa.total_allocated_bytes()
     mapped = engine.map_summaries(handle.database, engine._folder())
-    assert mapped.table.num_rows >= found.games and mapped.table.nbytes > 10_000
-    assert pa.total_allocated_bytes() - before < mapped.table.nbytes / 10
+    table = pa.Table.from_batches(mapped.batches)
+    assert table.num_rows >= found.games and table.nbytes > 10_000
+    assert pa.total_allocated_bytes() - before < table.nbytes / 10
+    # a page's rows, in the order asked, a game not shown a row of nulls
+    ends = table.column("game").to_numpy()[[0, -1]]
+    rows, shown = mapped.rows(np.array([ends[1], 10 ** 9, ends[0]], np.int32))
+    assert shown.tolist() == [True, False, True]
+    assert rows.column("game").to_pylist() == [ends[1], None, ends[0]]
     limited = duckdb.connect()
     limited.execute(f"SET memory_limit = '{engine.HANDLE_MEMORY}'")
     assert limit == limited.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
