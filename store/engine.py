@@ -291,21 +291,38 @@ class Summaries(NamedTuple):
 
 def map_summaries(database, folder: Path) -> Summaries:
     """Write the ``SEARCH_SUMMARY`` columns of ``database``'s ``game_summary`` by game to an
-    Arrow file in ``folder``, a batch at a time, map it, and delete it (the mapping holds)."""
+    Arrow file in ``folder``, a batch at a time, map it, and delete it (the mapping holds).
+    The table was made in the games' order, and DuckDB reads a table in the order it was
+    written: read so, sorting it again is not needed (it took 150 MB more at 335M positions);
+    if the order is not that of the games after all, it is read again sorted."""
     path = folder / f"{uuid.uuid4().hex}.arrow"
     try:
-        reader = database.cursor().sql(f"SELECT {', '.join(SEARCH_SUMMARY)} FROM "
-                                       f"{game_summary.name} ORDER BY game").to_arrow_reader()
-        with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, reader.schema) as out:
-            for batch in reader:
-                if batch.num_rows:
-                    out.write_batch(batch)
+        if not _write_summaries(database, path, ""):
+            _write_summaries(database, path, " ORDER BY game")
         mapped = pa.ipc.open_file(pa.memory_map(str(path)))
         batches = [mapped.get_batch(i) for i in range(mapped.num_record_batches)]
     finally:
         path.unlink(missing_ok=True)
     firsts = np.array([batch.column(0)[0].as_py() for batch in batches], np.int64)
     return Summaries(batches, firsts, mapped.schema)
+
+
+def _write_summaries(database, path: Path, order: str) -> bool:
+    """Write the summaries into the Arrow file ``path``: True, or False as soon as a game comes
+    before the one it follows (``order``: the query's ``ORDER BY``, or nothing)."""
+    reader = database.cursor().sql(f"SELECT {', '.join(SEARCH_SUMMARY)} FROM "
+                                   f"{game_summary.name}{order}").to_arrow_reader()
+    last = -1
+    with pa.OSFile(str(path), "wb") as sink, pa.ipc.new_file(sink, reader.schema) as out:
+        for batch in reader:
+            ids = batch.column(0).to_numpy()
+            if not len(ids):
+                continue
+            if ids[0] <= last or (ids[1:] <= ids[:-1]).any():
+                return False
+            last = ids[-1]
+            out.write_batch(batch)
+    return True
 
 
 def on_a_handle(store, work, errors: tuple):

@@ -170,6 +170,30 @@ def test_a_damaged_positions_file_is_named(tmp_path):
     assert "kifudb check --repair" in str(damaged.value)
 
 
+@pytest.mark.parametrize("order", ["game", "game DESC"])
+def test_the_summaries_are_mapped_in_the_games_order_however_written(order, tmp_path,
+                                                                      monkeypatch):
+    """A ``game_summary`` written in the games' order is mapped as read; one written otherwise
+    is read again sorted: a game's row is found either way."""
+    from kifudb.store import engine
+
+    reads, write = [], engine._write_summaries
+    monkeypatch.setattr(engine, "_write_summaries", lambda *args: reads.append(args[2])
+                        or write(*args))
+
+    database = duckdb.connect()
+    database.execute(f"CREATE TABLE game_summary AS SELECT (i * 3)::INTEGER AS game, "
+                     f"'b' || i AS black, 'w' || i AS white, DATE '2020-01-01' + i::INTEGER "
+                     f"AS date, 'e' AS event, 'black' AS winner, 'resign' AS reason, "
+                     f"'平手' AS handicap, 'p' || i AS path FROM range(5000) t(i) ORDER BY {order}")
+    mapped = engine.map_summaries(database, tmp_path)
+    rows, shown = mapped.rows(np.array([14_997, 4, 3, 0], np.int32), ("game", "black"))
+    assert reads == ([""] if order == "game" else ["", " ORDER BY game"])
+    assert shown.tolist() == [True, False, True, True]
+    assert rows.to_pylist() == [{"game": 14_997, "black": "b4999"}, {"game": None, "black": None},
+                                {"game": 3, "black": "b1"}, {"game": 0, "black": "b0"}]
+
+
 def _keyed_answers(store_dir) -> dict:
     """The answers of every question that reads a position's rows (``hits``)."""
     from kifudb.analytics.explorer import explorer_answer, search_answer
