@@ -193,7 +193,7 @@ def _newest(chunks, keep: Optional[int], one_per_game: bool) -> tuple:
     ``store.engine.fold_shown_hits``): its first ``keep`` rows in ``_ORDER`` (all of them if
     ``keep`` is None; with ``one_per_game``, each game's first), every row counted, and the
     games (a bit a game id). Rows older than the last of ``keep`` rows held are not kept."""
-    occurrences, seen, held, floor = 0, np.zeros(0, np.uint8), [], None
+    occurrences, seen, held, rows_held, floor = 0, np.zeros(0, np.uint8), [], 0, None
     for hits, dates in chunks:
         if not hits.num_rows:
             continue
@@ -203,9 +203,11 @@ def _newest(chunks, keep: Optional[int], one_per_game: bool) -> tuple:
         if floor is not None:  # nulls (undated) go after every date: dropped too
             rows = rows.filter(pc.greater_equal(rows.column("date"), floor))
         held.append(rows)
-        if keep is not None and sum(t.num_rows for t in held) > 2 * keep + POSITIONS_ROW_GROUP:
+        rows_held += rows.num_rows
+        if keep is not None and rows_held > 2 * keep + POSITIONS_ROW_GROUP:
             held = [_ordered(pa.concat_tables(held), one_per_game).slice(0, keep)]
-            last = held[0].column("date")[keep - 1] if held[0].num_rows == keep else None
+            rows_held = held[0].num_rows
+            last = held[0].column("date")[keep - 1] if rows_held == keep else None
             floor = last if last is not None and last.is_valid else None
     rows = _ordered(pa.concat_tables(held) if held else _KEPT.empty_table(), one_per_game)
     return (rows if keep is None else rows.slice(0, keep)), occurrences, int(

@@ -175,18 +175,21 @@ def run_serve(store_dir, requests: int = 400, games=None) -> dict:
     server, base = start_server(store_dir)
     memory = OwnMemorySampler(server.pid).start()
     rows = []
+
+    def ran(row: dict) -> None:  # the server's own memory's peak so far, after each run
+        rows.append({**row, "own_peak_mb": round(memory.anon_kb / 1024)})
+        print(table(rows[-1:]).splitlines()[-1], f"(own memory's peak so far "
+              f"{rows[-1]['own_peak_mb']:,} MB)", flush=True)
+
     try:
         first = asyncio.run(_load(base, "/explore", popular, 1, len(popular), warm_up=False))
-        rows.append({**first, "endpoint": "/explore (first)"})
-        print(table(rows[-1:]).splitlines()[-1], flush=True)
+        ran({**first, "endpoint": "/explore (first)"})
         for clients in CLIENTS:
-            rows.append(asyncio.run(_load(base, "/explore", popular, clients, requests)))
-            print(table(rows[-1:]).splitlines()[-1], flush=True)
+            ran(asyncio.run(_load(base, "/explore", popular, clients, requests)))
         for i, clients in enumerate(CLIENTS):
             own = searched[i * share:(i + 1) * share]
-            rows.append(asyncio.run(_load(base, "/search", own[WARM_UP:], clients, requests,
-                                          warm=own[:WARM_UP])))
-            print(table(rows[-1:]).splitlines()[-1], flush=True)
+            ran(asyncio.run(_load(base, "/search", own[WARM_UP:], clients, requests,
+                                  warm=own[:WARM_UP])))
         figures = {**process_figures(server.pid), **memory.stop()}
     finally:
         memory.stop()
