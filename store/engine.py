@@ -412,8 +412,12 @@ def _build(store: Store) -> tuple:
             built = sa.create_engine("duckdb://",
                                      creator=lambda: ConnectionWrapper(database.cursor()),
                                      poolclass=QueuePool, pool_size=4, max_overflow=16)
+            # on one thread: each thread's share of the work takes its own buffers, and at
+            # 335M positions two threads needed more than 128 MB where one needs less
+            database.execute("SET threads = 1")
             database.execute(_summary_statement(built.dialect))
             add_player_names(database)
+            database.execute("RESET threads")
             database.execute("CHECKPOINT")
             summaries = map_summaries(database, path.parent)
         except BaseException:
