@@ -200,10 +200,12 @@ def connect(address: str) -> tuple:
     if address.startswith("local:"):
         import dask
 
-        # no dashboard, so no use for the workers' profiler (it samples every 10 ms)
+        # no dashboard (bokeh is not installed), so no use for the workers' profiler (it
+        # samples every 10 ms); the scheduler's HTTP server on a free port (given None, it
+        # takes 8787 and warns on standard error when another cluster holds it)
         with dask.config.set({"distributed.worker.profile.enabled": False}):
             cluster = LocalCluster(n_workers=int(address[len("local:"):]), threads_per_worker=1,
-                                   processes=True, dashboard_address=None,
+                                   processes=True, dashboard_address=":0",
                                    silence_logs=logging.ERROR)
         return Client(cluster), cluster
     try:

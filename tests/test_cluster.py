@@ -2,6 +2,7 @@
 from a LocalCluster and from a scheduler and workers started as processes, a worker killed
 during an ingest, an unreachable scheduler, a worker that cannot write the store."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -131,6 +132,26 @@ def test_the_command_line_with_local_workers(reference, tmp_path):
     # the same summary line, but for the time it took
     assert jobs.stdout.split(" added in ")[0] == cluster.stdout.split(" added in ")[0]
     assert "177 new" in cluster.output
+
+
+def test_another_cluster_on_dasks_port_is_not_said(tmp_path):
+    """Dask's default port (8787) held, as another cluster of the machine holds it: the
+    ingest's own local cluster takes a free port and writes nothing to standard error (it
+    warned, and the README's example failed beside a running ingest)."""
+    import socket
+
+    holder = socket.socket()
+    with contextlib.suppress(OSError):  # held already: the case itself
+        holder.bind(("", 8787))
+        holder.listen()
+    try:
+        done = subprocess.run([Path(sys.executable).parent / "kifudb", "ingest", SAMPLES,
+                               "--cluster", "local:1", "--store", tmp_path / "store"],
+                              capture_output=True, text=True, cwd=ROOT)
+    finally:
+        holder.close()
+    assert done.returncode == 0 and "18 new" in done.stdout, done.stdout + done.stderr
+    assert done.stderr == ""
 
 
 def test_an_unreachable_scheduler_writes_nothing(tmp_path):
