@@ -259,6 +259,10 @@ class Store:
         # batch files never change: their footers are read once, for every cursor of this
         # database (a plain SET would hold for this connection only, not for its cursors)
         connection.execute("SET GLOBAL parquet_metadata_cache = true")
+        # DuckDB draws a progress bar on standard output for a query of more than 2 s: not
+        # into a command's output, nor into a merge's answer to its writer (store.rewrite;
+        # a setting of this connection: each cursor of it has its own)
+        connection.execute("SET enable_progress_bar = false")
         try:
             for statement in statements:
                 connection.execute(statement)

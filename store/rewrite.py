@@ -62,17 +62,22 @@ def in_child(store, manifest: dict, replaced: list, number: int, queries: dict, 
             why += " (as the kernel ends a process that runs out of memory)"
     else:
         why = f"ended with status {done.returncode}"
-    last = done.stderr.strip().splitlines()[-1:]
+    last = (done.stderr.strip() or done.stdout.strip()).splitlines()[-1:]
     raise StoreError(f"{doing} batch b{number:06d}: its process {why}"
-                     + (f": {last[0]}" if last else ""))
+                     + (f": {last[0].strip()}" if last else ""))
 
 
 def _answer(stdout: str) -> dict:
-    lines = stdout.strip().splitlines()
-    try:
-        return json.loads(lines[-1]) if lines else {}
-    except ValueError:
-        return {}
+    """The child's answer: the last line of its standard output that is one (a library may
+    have written other lines before it)."""
+    for line in reversed(stdout.splitlines()):
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(answer, dict) and ("name" in answer or "error" in answer):
+            return answer
+    return {}
 
 
 def _error(kind: str, message: str) -> Exception:

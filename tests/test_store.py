@@ -429,6 +429,21 @@ def _children_running(module: str) -> list:
     return found
 
 
+def test_a_merge_processs_answer_is_read_past_what_else_it_printed(tmp_path):
+    """The merge's process answers on the last line of its output that is an answer (DuckDB
+    drew its progress bar on the same output before), and DuckDB draws none now."""
+    from kifudb.store.rewrite import _answer
+
+    assert _answer('100% ▕██████▏ (00:00:06.54 elapsed)\n{"name": "b000007"}\n') == \
+        {"name": "b000007"}
+    assert _answer('{"error": "StoreError", "message": "m"}\n 99% ▕█████▏\r\n') == \
+        {"error": "StoreError", "message": "m"}
+    assert _answer("100% ▕██████▏\n[1, 2]\n") == {}
+    connection = Store(tmp_path / "store").connect()
+    assert connection.execute("SELECT current_setting('enable_progress_bar')").fetchall() == \
+        [(False,)]
+
+
 def test_a_merge_whose_process_is_killed_fails_the_merge_only(tmp_path):
     """The merge after an ingest runs in a process of its own (``store.rewrite``): killed (as
     the kernel kills a process out of memory), the ingest says so, its batch stays
