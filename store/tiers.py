@@ -6,16 +6,20 @@ positions, 200 at 100M positions. Rewriting everything into one batch (``Store.c
 each ingest costs as much as the store, more with every ingest. Instead, batches are **tiered by
 size**, as the levels of a log-structured merge tree: tier 0 holds batches under ``BASE``
 positions, tier *t* ≥ 1 those of ``BASE·FANOUT^(t-1)`` up to ``BASE·FANOUT^t``. When a tier
-holds ``FANOUT`` batches, its ``FANOUT`` oldest are merged into one batch of the next tier, and
-so on up. So:
+below ``TOP`` holds ``FANOUT`` batches, its ``FANOUT`` oldest are merged into one batch of the
+next tier, and so on up; batches of tier ``TOP`` (``BASE·FANOUT^(TOP-1)`` positions, 128M, and
+more) are the largest and stay as they are. So:
 
-* a store of *n* positions has fewer than ``FANOUT`` batches per tier: at most
-  ``(FANOUT - 1)·(1 + ⌈log_FANOUT(n / BASE)⌉)``, 15 at 100M positions, 27 at 10 billion;
+* a store of *n* positions has fewer than ``FANOUT`` batches per tier below ``TOP``, and one
+  batch of ``TOP`` or more per 128M positions: at most 15 batches at 100M positions, 23 at 1
+  billion (8 of the largest), 93 at 10 billion;
 * a merge rewrites the batches of one tier only, and each position is rewritten once per tier
-  it climbs, ``log_FANOUT(n / BASE)`` times over the store's life (4 times at 100M): most
-  merges are small, and the one that rewrites as much as a compaction comes once per factor
-  of ``FANOUT`` in size;
-* a merge sorts one key range at a time inside DuckDB, which spills to disk (``Store.merge``).
+  it climbs, ``min(log_FANOUT(n / BASE), TOP)`` times over the store's life (4 times at 100M):
+  most merges are small, and the largest rewrites 128M positions, whatever the store's size;
+* a merge sorts one key range at a time inside DuckDB, which spills to disk (``Store.merge``);
+  but a batch's placements (about two rows per position, ``labels.placements``) are one file
+  sorted whole, and four batches of 128M positions hold 1.1 billion of them: that sort did not
+  fit the merge's 256 MB (``docs/scale.md``), so no merge makes a batch of more than 128M.
 
     >>> merges([("b000001", 10), ("b000002", 20), ("b000003", 30)], base=100)
     []
@@ -27,6 +31,11 @@ A merge's result climbs: four merges of tier 1 make four batches of tier 2, merg
     >>> plan = merges([(f"b{i:06d}", 100) for i in range(1, 17)], base=100)
     >>> len(plan), plan[-1]
     (5, ['b000017', 'b000018', 'b000019', 'b000020'])
+
+Batches of the largest tier are never merged::
+
+    >>> merges([(f"b{i:06d}", 100 * FANOUT ** (TOP - 1)) for i in range(1, 9)], base=100)
+    []
 """
 
 from __future__ import annotations
@@ -35,6 +44,8 @@ from __future__ import annotations
 BASE = 500_000
 #: batches a tier holds before they are merged into one of the next tier
 FANOUT = 4
+#: the tier of the largest batches, never merged: ``BASE·FANOUT^(TOP-1)`` positions (128M) and more
+TOP = 5
 
 
 def tier(positions: int, base: int = BASE) -> int:
@@ -60,7 +71,7 @@ def merges(batches: list, base: int = BASE) -> list:
         by_tier: dict = {}
         for name, positions in batches:
             by_tier.setdefault(tier(positions, base), []).append((name, positions))
-        full = sorted(t for t, members in by_tier.items() if len(members) >= FANOUT)
+        full = sorted(t for t, members in by_tier.items() if t < TOP and len(members) >= FANOUT)
         if not full:
             return plan
         group = by_tier[full[0]][:FANOUT]
