@@ -26,11 +26,8 @@ the operating system reads the pages they touch. A reading process holds no row 
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import os
-import shutil
-import tempfile
 import threading
 import uuid
 from pathlib import Path
@@ -47,6 +44,7 @@ from sqlalchemy.pool import QueuePool
 from kifudb.store.folder import Store, StoreError, sql_string
 from kifudb.store.lookup import HITS_SCHEMA, KeyIndex
 from kifudb.store.player_names import add_player_names
+from kifudb.store.scratch import own_folder
 from kifudb.store.schema import TABLES
 
 __all__ = ["metadata", "games", "sources", "moves", "positions", "findings", "files", "labels",
@@ -397,13 +395,13 @@ def _handle(store: Store) -> Handle:
 
 def _build(store: Store) -> tuple:
     """A new database with the views and ``game_summary``, its engine, the positions files of
-    each batch, and the ``Summaries`` of its games. The database is a file of ``_folder()``,
+    each batch, and the ``Summaries`` of its games. The database is a file of ``own_folder()``,
     deleted once built (DuckDB keeps it open; its space is freed when the handle is
     dropped)."""
     manifest = store.manifest()
     files = KeyIndex({store.batch_dir(b): store.positions_files(b) for b in manifest["batches"]},
                      store.root)
-    path = _folder() / f"{uuid.uuid4().hex}.duckdb"
+    path = own_folder() / f"{uuid.uuid4().hex}.duckdb"
     try:
         database = store.connect(manifest, str(path))  # its cursors share the Parquet footers
         try:
@@ -430,26 +428,10 @@ def _build(store: Store) -> tuple:
 
 
 #: what DuckDB holds in memory of a handle's database (its tables' pages) and of its queries'
-#: work; beyond it, a query spills to disk (``_folder()``). As a merge's (``store.folder.
+#: work; beyond it, a query spills to disk (``own_folder()``). As a merge's (``store.folder.
 #: MERGE_MEMORY``). ``kifudb serve`` on 59M positions (480k games) peaked at 493 MB resident
 #: while it built its summary, against 668 MB with 512 MB
 HANDLE_MEMORY = "256MB"
-_FOLDER: list = []  # [(pid, folder)]: this process's folder of handle databases
-
-
-def _folder() -> Path:
-    """This process's temporary folder for its handles' databases and their spills, made on
-    first use and removed when the process exits (a forked child makes its own)."""
-    if not _FOLDER or _FOLDER[0][0] != os.getpid():
-        folder = Path(tempfile.mkdtemp(prefix="kifudb-engine-"))
-        _FOLDER[:] = [(os.getpid(), folder)]
-        atexit.register(_remove_folder, os.getpid(), folder)
-    return _FOLDER[0][1]
-
-
-def _remove_folder(pid: int, folder: Path) -> None:
-    if os.getpid() == pid:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _with_labels(handle: Handle) -> None:

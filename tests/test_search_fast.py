@@ -318,12 +318,12 @@ def test_a_reading_process_holds_no_row_per_game(dashboard_store):
         "SELECT d.path, t.temporary, current_setting('memory_limit') FROM duckdb_tables() t "
         "JOIN duckdb_databases() d USING (database_name) "
         "WHERE t.table_name = 'game_summary'").fetchall()
-    assert Path(path).parent == engine._folder() and not os.path.exists(path) and not temporary
+    assert Path(path).parent == engine.own_folder() and not os.path.exists(path) and not temporary
     # what a search shows of the games is mapped from a file, not read into Arrow's memory
     import pyarrow as pa
 
     before = pa.total_allocated_bytes()
-    mapped = engine.map_summaries(handle.database, engine._folder())
+    mapped = engine.map_summaries(handle.database, engine.own_folder())
     table = pa.Table.from_batches(mapped.batches)
     assert table.num_rows >= found.games and table.nbytes > 10_000
     assert pa.total_allocated_bytes() - before < table.nbytes / 10
@@ -337,9 +337,45 @@ def test_a_reading_process_holds_no_row_per_game(dashboard_store):
     assert limit == limited.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
     program = ("import sys; from kifudb.analytics.queries import search; "
                "from kifudb.store import engine; search(sys.argv[1], 'startpos', limit=1); "
-               "print(engine._folder())")
+               "print(engine.own_folder())")
     done = subprocess.run([os.sys.executable, "-c", program, str(dashboard_store)],
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     folder = Path(done.stdout.strip())
     assert folder.name.startswith("kifudb-engine-") and not folder.exists()
+
+
+def test_the_folder_of_a_killed_reader_is_removed_by_the_next_and_a_living_ones_kept(
+        dashboard_store, tmp_path):
+    """A reading process killed (SIGKILL: no exit handler runs) leaves its temporary folder
+    (the summary's database, at 1B about a gigabyte); the next process that makes one removes
+    it, and leaves the folder of a process that still runs."""
+    import signal
+
+    from kifudb.store.scratch import remove_abandoned
+
+    program = ("import os, sys; from kifudb.analytics.queries import search; "
+               "from kifudb.store import engine; search(sys.argv[1], 'startpos', limit=1); "
+               "print(engine.own_folder(), flush=True); sys.stdin.readline()")
+    environment = {**os.environ, "TMPDIR": str(tmp_path)}
+    readers = [subprocess.Popen([os.sys.executable, "-c", program, str(dashboard_store)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                cwd=ROOT, env=environment) for _ in range(2)]
+    killed, living = [Path(reader.stdout.readline().strip()) for reader in readers]
+    assert killed.parent == living.parent == tmp_path and any(killed.iterdir())
+    readers[0].send_signal(signal.SIGKILL)
+    readers[0].wait()
+    assert killed.exists() and remove_abandoned(tmp_path) == [killed] and living.exists()
+    # the same on a reader's first search, through the engine
+    readers.append(subprocess.Popen([os.sys.executable, "-c", program, str(dashboard_store)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                    cwd=ROOT, env=environment))
+    killed = Path(readers[2].stdout.readline().strip())
+    readers[2].send_signal(signal.SIGKILL)
+    readers[2].wait()
+    again = subprocess.run([os.sys.executable, "-c", program, str(dashboard_store)],
+                           input="\n", capture_output=True, text=True, cwd=ROOT, env=environment)
+    assert again.returncode == 0, again.stderr
+    assert not killed.exists() and living.exists()
+    readers[1].communicate("\n")
+    assert readers[1].returncode == 0 and list(tmp_path.iterdir()) == []
