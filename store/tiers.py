@@ -16,10 +16,12 @@ more) are the largest and stay as they are. So:
 * a merge rewrites the batches of one tier only, and each position is rewritten once per tier
   it climbs, ``min(log_FANOUT(n / BASE), TOP)`` times over the store's life (4 times at 100M):
   most merges are small, and the largest rewrites 128M positions, whatever the store's size;
-* a merge sorts one key range at a time inside DuckDB, which spills to disk (``Store.merge``);
-  but a batch's placements (about two rows per position, ``labels.placements``) are one file
-  sorted whole, and four batches of 128M positions hold 1.1 billion of them: that sort did not
-  fit the merge's 256 MB (``docs/scale.md``), so no merge makes a batch of more than 128M.
+* a merge sorts one key range at a time inside DuckDB, which spills to disk (``Store.merge``),
+  and the placements one range of squares at a time (``store.sorting``);
+* batches of 128M positions are the largest: merging four of them would rewrite 11 GB, about
+  a quarter of an hour on this machine, at the end of whichever ingest fills the tier, to
+  spare a lookup three row groups; a lookup reads one row group more per 128M positions
+  instead (``docs/scale.md``).
 
     >>> merges([("b000001", 10), ("b000002", 20), ("b000003", 30)], base=100)
     []

@@ -170,6 +170,49 @@ def test_merges_keep_every_row_and_bound_the_batches(tmp_path):
     check_consistent(tiered)
 
 
+def test_merged_and_compacted_placements_are_sorted_a_range_at_a_time(tmp_path, monkeypatch):
+    """A merge or a compaction sorts a batch's placements a range of (place, piece) at a time
+    (store.sorting; here of at most 500 rows, in row groups of 1,000): the file holds every
+    row once, sorted whole, in whole row groups but the last, and pattern search answers as on
+    a store of one batch."""
+    import pyarrow.parquet as pq
+
+    from kifudb.analytics.pattern import PatternSearch, find_pattern
+    from kifudb.store import folder as store_folder, sorting
+
+    monkeypatch.setattr(sorting, "SORT_ROWS", 500)
+    monkeypatch.setattr(store_folder, "ROW_GROUP", 1000)
+    one = Store(tmp_path / "one")
+    ingest_paths([RECORDS / "apery-wcsc28"], one, batch_positions=10**9)
+    expected = sorted(one.connect().execute(
+        "SELECT game, place, piece, count, from_ply, to_ply FROM placements").fetchall())
+    tiered = Store(tmp_path / "tiered")
+    tiered.rewrite_in_child = False  # the merges in this process, with the sizes above
+    report = ingest_paths([RECORDS / "apery-wcsc28"], tiered, batch_positions=100)
+    assert report.merged
+    for store in (tiered, "compacted"):
+        if store == "compacted":
+            with tiered.writing():
+                tiered.compact()
+            store = tiered
+        largest = max(store.table_files("placements"),
+                      key=lambda f: pq.ParquetFile(f).metadata.num_rows)
+        table = pq.read_table(largest)
+        assert table.num_rows > 5 * 500
+        columns = [table.column(c).to_pylist() for c in ("place", "piece", "game", "from_ply")]
+        assert list(zip(*columns)) == sorted(zip(*columns))
+        groups = [pq.ParquetFile(largest).metadata.row_group(i).num_rows
+                  for i in range(pq.ParquetFile(largest).metadata.num_row_groups)]
+        assert set(groups[:-1]) == {1000} and 0 < groups[-1] <= 1000
+        assert sorted(store.connect().execute(
+            "SELECT game, place, piece, count, from_ply, to_ply FROM placements").fetchall()
+        ) == expected
+        for text in ("▲玉88 ▲金78", "▲持歩3", "△飛82"):
+            search = PatternSearch.of(text)
+            found = find_pattern(store, search)
+            assert found["games"] and found == find_pattern(one, search)
+
+
 def test_positions_split_by_key_range_answer_the_same(tmp_path):
     """A writer that splits each batch's positions into files of at most 200 (store.partitions)
     gives the rows, searches and explorer answers of a store of one file per batch; a second
