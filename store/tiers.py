@@ -14,7 +14,7 @@ more) are the largest and stay as they are. So:
   batch of ``TOP`` or more per 128M positions: at most 15 batches at 100M positions, 23 at 1
   billion (8 of the largest), 93 at 10 billion;
 * a merge rewrites the batches of one tier only, and each position is rewritten once per tier
-  it climbs, ``min(log_FANOUT(n / BASE), TOP)`` times over the store's life (4 times at 100M):
+  it climbs, ``min(log_FANOUT(n / BASE), TOP - 1)`` times over the store's life (4 at 100M):
   most merges are small, and the largest rewrites 128M positions, whatever the store's size;
 * a merge sorts one key range at a time inside DuckDB, which spills to disk (``Store.merge``),
   and the placements one range of squares at a time (``store.sorting``);
