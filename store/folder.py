@@ -613,6 +613,10 @@ class Store:
             connection.execute(f"SET memory_limit = '{MERGE_MEMORY}'")
             connection.execute("SET preserve_insertion_order = false")
             threads = connection.execute("SELECT current_setting('threads')").fetchone()[0]
+            if any("kept_games" in query for query in queries.values()):
+                # a compaction's games, evaluated once: its queries run once per key range
+                connection.execute("CREATE TEMPORARY TABLE kept_games AS "
+                                   "SELECT DISTINCT game FROM games")
             for table, query in queries.items():
                 connection.execute(f"SET threads = {1 if table in ONE_THREAD else threads}")
                 if "{places}" in query:  # sorted whole, a range at a time (store.sorting)
@@ -754,9 +758,9 @@ def _compaction_queries(number: int) -> dict:
             f"CAST({number if field.name == 'batch' else _column(field.name)} AS "
             f"{_duckdb_type(field.type)}) AS {_column(field.name)}" for field in schema)
         queries[table] = f"SELECT {columns} FROM {sources[table]}"
-    queries["positions"] += (" WHERE {keys} AND game IN (SELECT game FROM games) "
+    queries["positions"] += (" WHERE {keys} AND game IN (SELECT game FROM kept_games) "
                              "ORDER BY key, game, ply")
-    queries["placements"] += (f" WHERE game IN (SELECT game FROM games) AND {{places}} "
+    queries["placements"] += (f" WHERE game IN (SELECT game FROM kept_games) AND {{places}} "
                               f"ORDER BY {', '.join(SORTED['placements'])}")
     queries["analysis"] += f" WHERE {{keys}} ORDER BY {', '.join(map(_column, SORTED['analysis']))}"
     queries["retired"] += " WHERE false"

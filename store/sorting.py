@@ -25,7 +25,7 @@ import pyarrow as pa
 SORT_ROWS = 1 << 25
 
 
-def ranges(counts: list, most: int = SORT_ROWS) -> list:
+def ranges(counts: list, most: int) -> list:
     """Consecutive runs of ``counts`` (``[(place, piece, rows)]`` in order) of at most ``most``
     rows (a pair of more alone): ``[(first pair, last pair)]``."""
     runs: list = []
